@@ -1,0 +1,59 @@
+//===- support/AtomicOutput.cpp - Outputs that appear whole or not at all -===//
+
+#include "support/AtomicOutput.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+
+using namespace llvm;
+
+namespace offload {
+
+static Error fileError(StringRef Path, const Twine &Msg) {
+  return createStringError(inconvertibleErrorCode(),
+                           "'" + Path + "': " + Msg);
+}
+
+Error writeFileAtomically(StringRef Path,
+                          function_ref<Error(raw_ostream &)> Write) {
+  if (Path == "-") {
+    if (Error E = Write(outs()))
+      return E;
+    outs().flush();
+    return Error::success();
+  }
+
+  // The temporary file must stay in the destination's directory so that the final
+  // rename never crosses file systems.
+  Expected<sys::fs::TempFile> Temp =
+      sys::fs::TempFile::create(Path + ".tmp-%%%%%%%%");
+  if (!Temp)
+    return fileError(Path, "cannot create a temporary file: " +
+                               toString(Temp.takeError()));
+
+  Error Result = [&]() -> Error {
+    raw_fd_ostream OS(Temp->FD, /*shouldClose=*/false);
+    if (Error E = Write(OS))
+      return E;
+    OS.flush();
+    if (std::error_code EC = OS.error())
+      return fileError(Path, "write failed: " + EC.message());
+    return Error::success();
+  }();
+
+  if (Result)
+    return joinErrors(std::move(Result), Temp->discard());
+  if (Error E = Temp->keep(Path))
+    return fileError(Path, "cannot rename the temporary file into place: " +
+                               toString(std::move(E)));
+  return Error::success();
+}
+
+Error writeFileAtomically(StringRef Path, StringRef Data) {
+  return writeFileAtomically(Path, [&](raw_ostream &OS) {
+    OS << Data;
+    return Error::success();
+  });
+}
+
+} // namespace offload

@@ -1,0 +1,321 @@
+//===- offload-packager.cpp - Pack, extract and list offload binaries -----===//
+//
+// Command-line compatible with LLVM 22's llvm-offload-binary (formerly
+// clang-offload-packager):
+//   offload-packager -o out.bin --image=file=a.o,triple=T,arch=A,kind=openmp
+//   offload-packager in.o --image=triple=T[,file=out.o] [--archive]
+// plus --list (one line per image) and --format=v1|v2|v3.
+//
+//===----------------------------------------------------------------------===//
+
+#include "format/FindOffloadBinaries.h"
+#include "format/OffloadBinaryWriter.h"
+#include "support/AtomicOutput.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/BinaryFormat/Magic.h"
+#include "llvm/Object/ArchiveWriter.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/StringSaver.h"
+#include "llvm/Support/WithColor.h"
+
+using namespace llvm;
+using namespace offload;
+
+static cl::OptionCategory Category("offload-packager options");
+
+static cl::opt<std::string> OutputFile("o", cl::desc("Write output to <file>."),
+                                       cl::value_desc("file"),
+                                       cl::cat(Category));
+
+static cl::list<std::string> InputFiles(cl::Positional,
+                                        cl::desc("Extract from <file>."),
+                                        cl::value_desc("file"),
+                                        cl::cat(Category));
+
+static cl::list<std::string>
+    Images("image",
+           cl::desc("List of key and value arguments. Required keywords are "
+                    "'file' and 'triple'."),
+           cl::value_desc("<key>=<value>,..."), cl::cat(Category));
+
+static cl::opt<bool>
+    CreateArchive("archive",
+                  cl::desc("Write extracted files to a static archive"),
+                  cl::cat(Category));
+
+static cl::opt<bool>
+    List("list",
+         cl::desc("Print one line per image found in the inputs: origin, "
+                  "format version, image kind, offload kind, triple, arch, "
+                  "size and the other keys"),
+         cl::cat(Category));
+
+static cl::opt<std::string>
+    Format("format",
+           cl::desc("Format version to write: v1 (default, one binary per "
+                    "image, what LLVM 22 reads), v2 or v3 (all images in one "
+                    "binary)"),
+           cl::value_desc("v1|v2|v3"), cl::init("v1"), cl::cat(Category));
+
+static cl::opt<bool>
+    Compress("compress",
+             cl::desc("Compress the binary with zstd (needs --format=v3)"),
+             cl::cat(Category));
+
+static StringRef ToolName;
+
+/// The key/value pairs of one --image argument. Repeated keys join their
+/// values with commas. The DenseMap, and so its iteration order, is what LLVM
+/// 22's tool uses: the order of the strings it writes follows from it, and
+/// byte-identical output needs the same order.
+static DenseMap<StringRef, StringRef> parseImageArgument(StringRef Arg,
+                                                         StringSaver &Saver) {
+  DenseMap<StringRef, StringRef> Args;
+  for (StringRef Pair : split(Arg, ",")) {
+    auto [Key, Value] = Pair.split("=");
+    auto [It, Inserted] = Args.try_emplace(Key, Value);
+    if (!Inserted)
+      It->second = Saver.save(It->second + "," + Value);
+  }
+  return Args;
+}
+
+/// The image kind as LLVM's tool infers it: bitcode by its magic (clang names
+/// LTO bitcode `.o`), anything else by its extension.
+static ImageKind inferImageKind(StringRef Path, StringRef Contents) {
+  if (identify_magic(Contents) == file_magic::bitcode)
+    return ImageKind::Bitcode;
+  if (!sys::path::has_extension(Path))
+    return ImageKind::None;
+  return getImageKindFromExtension(sys::path::extension(Path).drop_front());
+}
+
+static Expected<WriteOptions> getWriteOptions() {
+  WriteOptions Options;
+  if (Format == "v1" || Format == "1")
+    Options.Version = 1;
+  else if (Format == "v2" || Format == "2")
+    Options.Version = 2;
+  else if (Format == "v3" || Format == "3")
+    Options.Version = 3;
+  else
+    return createStringError(inconvertibleErrorCode(),
+                             "unknown --format '" + Format +
+                                 "' (expected v1, v2 or v3)");
+  if (Compress && Options.Version < 3)
+    return createStringError(inconvertibleErrorCode(),
+                             "--compress needs --format=v3");
+  Options.Compress = Compress;
+  return Options;
+}
+
+static Error pack() {
+  Expected<WriteOptions> Options = getWriteOptions();
+  if (!Options)
+    return Options.takeError();
+
+  BumpPtrAllocator Alloc;
+  StringSaver Saver(Alloc);
+  std::vector<std::unique_ptr<MemoryBuffer>> Inputs;
+  std::vector<ImageToWrite> ToWrite;
+  for (StringRef Arg : Images) {
+    DenseMap<StringRef, StringRef> Args = parseImageArgument(Arg, Saver);
+    auto File = Args.find("file");
+    if (File == Args.end())
+      return createStringError(inconvertibleErrorCode(),
+                               "'file' is a required image argument: --image=" +
+                                   Arg);
+    // Several files may share one set of keys: file=a.o,file=b.o.
+    for (StringRef Path : split(File->second, ",")) {
+      ErrorOr<std::unique_ptr<MemoryBuffer>> Buffer =
+          MemoryBuffer::getFileOrSTDIN(Path, /*IsText=*/false,
+                                       /*RequiresNullTerminator=*/false);
+      if (std::error_code EC = Buffer.getError())
+        return createStringError(EC, "'%s': %s", Path.str().c_str(),
+                                 EC.message().c_str());
+      ImageToWrite Image;
+      Image.Image = (*Buffer)->getBuffer();
+      Image.TheImageKind = inferImageKind(Path, Image.Image);
+      for (const auto &[Key, Value] : Args) {
+        if (Key == "kind")
+          Image.TheOffloadKind = getOffloadKindFromName(Value);
+        else if (Key != "file")
+          Image.Strings.emplace_back(Key.str(), Value.str());
+      }
+      Inputs.push_back(std::move(*Buffer));
+      ToWrite.push_back(std::move(Image));
+    }
+  }
+  return writeFileAtomically(OutputFile, [&](raw_ostream &OS) {
+    return writeOffloadBinaries(OS, ToWrite, *Options);
+  });
+}
+
+/// True if \p Image has every key of a --image filter; `file` names the output
+/// and `kind` is compared with the offload kind.
+static bool matches(const OffloadImage &Image,
+                    const DenseMap<StringRef, StringRef> &Filter) {
+  return all_of(Filter, [&](const auto &KV) {
+    if (KV.first == "file")
+      return true;
+    if (KV.first == "kind")
+      return Image.TheOffloadKind == getOffloadKindFromName(KV.second);
+    return Image.getString(KV.first) == KV.second;
+  });
+}
+
+/// Writes \p Image under the name LLVM's tool generates:
+/// <input stem>-<triple>[-<arch>].<index>.<extension>.
+static Error extractWithGeneratedName(const OffloadImage &Image,
+                                      StringRef Input, uint64_t &Index) {
+  std::string Name;
+  raw_string_ostream OS(Name);
+  OS << sys::path::stem(Input) << "-" << Image.getTriple();
+  if (!Image.getArch().empty())
+    OS << "-" << Image.getArch();
+  OS << "." << Index++ << "." << getImageKindName(Image.TheImageKind);
+  if (Error E = writeFileAtomically(Name, Image.Image))
+    return E;
+  outs() << "Extracted: " << Name << "\n";
+  return Error::success();
+}
+
+static Error extract(StringRef Input) {
+  OffloadBinaryFinder Finder;
+  if (Error E = Finder.addFile(Input))
+    return E;
+  SmallVector<const OffloadImage *> All;
+  for (const FoundOffloadBinary &Found : Finder.binaries())
+    for (const OffloadImage &Image : Found.Binary.Images)
+      All.push_back(&Image);
+
+  // Without filters, extract everything under generated names.
+  if (Images.empty()) {
+    uint64_t Index = 0;
+    for (const OffloadImage *Image : All)
+      if (Error E = extractWithGeneratedName(*Image, Input, Index))
+        return E;
+    return Error::success();
+  }
+
+  BumpPtrAllocator Alloc;
+  StringSaver Saver(Alloc);
+  for (StringRef Arg : Images) {
+    DenseMap<StringRef, StringRef> Filter = parseImageArgument(Arg, Saver);
+    SmallVector<const OffloadImage *> Matched;
+    for (const OffloadImage *Image : All)
+      if (matches(*Image, Filter))
+        Matched.push_back(Image);
+    if (Matched.empty())
+      continue;
+
+    auto File = Filter.find("file");
+    if (CreateArchive) {
+      if (File == Filter.end())
+        return createStringError(inconvertibleErrorCode(),
+                                 "--archive needs a 'file' argument: --image=" +
+                                     Arg);
+      // Member names are the input's name, as LLVM's tool writes them.
+      std::vector<NewArchiveMember> Members;
+      for (const OffloadImage *Image : Matched)
+        Members.emplace_back(MemoryBufferRef(Image->Image, Input));
+      if (Error E = writeArchive(File->second, Members,
+                                 SymtabWritingMode::NormalSymtab,
+                                 object::Archive::getDefaultKind(),
+                                 /*Deterministic=*/true, /*Thin=*/false))
+        return createStringError(inconvertibleErrorCode(),
+                                 "'" + File->second +
+                                     "': " + toString(std::move(E)));
+    } else if (File != Filter.end()) {
+      if (Matched.size() > 1)
+        WithColor::warning(errs(), ToolName)
+            << "Multiple inputs match to a single file, '" << File->second
+            << "'\n";
+      if (Error E = writeFileAtomically(File->second, Matched.back()->Image))
+        return E;
+    } else {
+      uint64_t Index = 0;
+      for (const OffloadImage *Image : Matched)
+        if (Error E = extractWithGeneratedName(*Image, Input, Index))
+          return E;
+    }
+  }
+  return Error::success();
+}
+
+/// Prints "<origin>: <version> <image kind> <offload kind> <triple> <arch>
+/// <size> [key=value...]" for every image of every input.
+static Error list() {
+  OffloadBinaryFinder Finder;
+  for (StringRef Input : InputFiles)
+    if (Error E = Finder.addFile(Input))
+      return E;
+  auto OrDash = [](StringRef S) { return S.empty() ? StringRef("-") : S; };
+  for (const FoundOffloadBinary &Found : Finder.binaries()) {
+    const OffloadBinary &Binary = Found.Binary;
+    for (const OffloadImage &Image : Binary.Images) {
+      outs() << Found.Origin.describe() << ": v" << Binary.Version
+             << (Binary.Compressed ? "-compressed" : "") << " "
+             << OrDash(getImageKindName(Image.TheImageKind)) << " "
+             << getOffloadKindName(Image.TheOffloadKind) << " "
+             << OrDash(Image.getTriple()) << " " << OrDash(Image.getArch())
+             << " " << Image.Image.size();
+      for (const auto &[Key, Value] : Image.Strings) {
+        if (Key == "triple" || Key == "arch")
+          continue;
+        outs() << " " << Key << "=";
+        printEscapedString(Value, outs());
+      }
+      outs() << "\n";
+    }
+  }
+  return Error::success();
+}
+
+static Error run() {
+  if (List) {
+    if (InputFiles.empty())
+      return createStringError(inconvertibleErrorCode(),
+                               "--list needs at least one input file");
+    if (!OutputFile.empty())
+      return createStringError(inconvertibleErrorCode(),
+                               "--list and -o are mutually exclusive");
+    return list();
+  }
+  if (!InputFiles.empty() && !OutputFile.empty())
+    return createStringError(inconvertibleErrorCode(),
+                             "Packaging to an output file and extracting from "
+                             "an input file are mutually exclusive.");
+  if (!OutputFile.empty())
+    return pack();
+  if (InputFiles.size() > 1)
+    return createStringError(inconvertibleErrorCode(),
+                             "extracting takes one input file; use --list to "
+                             "look into several");
+  return extract(InputFiles.front());
+}
+
+int main(int Argc, char **Argv) {
+  InitLLVM X(Argc, Argv);
+  ToolName = sys::path::filename(Argv[0]);
+  cl::HideUnrelatedOptions(Category);
+  cl::ParseCommandLineOptions(
+      Argc, Argv,
+      "A utility for bundling several object files into a single binary.\n"
+      "The output binary can then be embedded into the host section table\n"
+      "to create a fatbinary containing offloading code.\n");
+
+  if (OutputFile.empty() && InputFiles.empty()) {
+    cl::PrintHelpMessage();
+    return EXIT_SUCCESS;
+  }
+  if (Error E = run()) {
+    logAllUnhandledErrors(std::move(E), WithColor::error(errs(), ToolName));
+    return EXIT_FAILURE;
+  }
+  return EXIT_SUCCESS;
+}
