@@ -86,8 +86,8 @@ public:
     return Layout.Size;
   }
 
-  /// Writes the whole binary; the body (everything after the header) goes to
-  /// \p Body so that a v3 writer can compress it.
+  /// Writes the header. Header and body are separate so that a compressed v3
+  /// binary can put its compressed body after the header.
   void writeHeader(raw_ostream &OS, uint64_t Size, uint64_t InflatedSize) {
     support::endian::Writer W(OS, endianness::little);
     OS.write(layout::Magic, sizeof(layout::Magic));
@@ -99,6 +99,8 @@ public:
       W.write<uint64_t>(InflatedSize);
   }
 
+  /// Writes everything after the header: entries, string entries, string
+  /// table, images and padding.
   void writeBody(raw_ostream &OS) {
     support::endian::Writer W(OS, endianness::little);
     uint64_t StringEntryOffset =
