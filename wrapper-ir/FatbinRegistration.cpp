@@ -1,0 +1,270 @@
+//===- wrapper-ir/FatbinRegistration.cpp - CUDA and HIP registration ------===//
+//
+// The module built here is, in C terms (P is `__cuda` or `__hip`):
+//
+//   static const char Fatbin[] = {...};          // .nv_fatbin / .hip_fatbin
+//   static const struct { int magic, version; const void *data, *unused; }
+//       Wrapper = {MAGIC, 1, Fatbin, 0};       // .nvFatBinSegment / .hip…
+//   static void *Handle;
+//   __attribute__((constructor(101))) static void reg(void) {
+//     Handle = PRegisterFatBinary(&Wrapper);
+//     globals_reg(Handle);
+//     __cudaRegisterFatBinaryEnd(Handle);        // CUDA only
+//     atexit(unreg);
+//   }
+//   static void unreg(void) { PUnregisterFatBinary(Handle); }
+//
+// where globals_reg walks the offload entries from __start_<S> to __stop_<S>
+// and registers those of its offload kind: kernels (size 0), variables,
+// managed variables, surfaces and textures, as told by the entry's flags.
+//
+//===----------------------------------------------------------------------===//
+
+#include "wrapper-ir/RegistrationCommon.h"
+
+#include "llvm/IR/Constants.h"
+#include "llvm/Transforms/Utils/ModuleUtils.h"
+
+using namespace llvm;
+
+namespace offload {
+
+namespace {
+
+/// The fat-binary wrapper magics the runtimes check.
+constexpr uint32_t CudaFatMagic = 0x466243b1;
+constexpr uint32_t HIPFatMagic = 0x48495046;
+
+/// Offload kinds as stored in an entry's kind field.
+constexpr uint16_t EntryKindCuda = 2;
+constexpr uint16_t EntryKindHIP = 4;
+
+/// Entry flags (LLVM's OffloadEntryKindFlag): the low three bits say what a
+/// non-kernel entry is, the others qualify it.
+enum : uint32_t {
+  EntryGlobal = 0,
+  EntryManaged = 1,
+  EntrySurface = 2,
+  EntryTexture = 3,
+  EntryTypeMask = 0x7,
+  EntryExtern = 1 << 3,
+  EntryConstant = 1 << 4,
+  EntryNormalized = 1 << 5,
+};
+
+/// Field numbers of struct.__tgt_offload_entry.
+enum EntryField : unsigned {
+  FieldKind = 2,
+  FieldFlags = 3,
+  FieldAddress = 4,
+  FieldName = 5,
+  FieldSize = 6,
+  FieldData = 7,
+  FieldAuxAddr = 8,
+};
+
+class FatbinBuilder {
+public:
+  FatbinBuilder(Module &M, const RegistrationOptions &Options)
+      : M(M), C(M.getContext()), Options(Options),
+        IsHIP(Options.Kind == RegistrationKind::HIP),
+        Prefix(IsHIP ? "__hip" : "__cuda"), Ptr(PointerType::getUnqual(C)),
+        I16(Type::getInt16Ty(C)), I32(Type::getInt32Ty(C)),
+        I64(Type::getInt64Ty(C)), Void(Type::getVoidTy(C)) {}
+
+  void build(const ImageToRegister &Fatbin) {
+    EntryBounds Entries = createEntryBounds(M, Options.EntriesSection);
+    GlobalVariable *Wrapper = createWrapper(Fatbin);
+    Function *GlobalsReg = createGlobalsRegistration(Entries);
+    createRegistration(Wrapper, GlobalsReg);
+  }
+
+private:
+  GlobalVariable *createWrapper(const ImageToRegister &Fatbin) {
+    // HIP's code objects sit at 4096-aligned offsets in the bundle; keeping
+    // the bundle itself page-aligned keeps them so in memory.
+    GlobalVariable *Image = createByteArray(
+        M, ".fatbin_image", Fatbin.Data, IsHIP ? ".hip_fatbin" : ".nv_fatbin",
+        IsHIP ? 4096 : 8);
+    StructType *WrapperTy =
+        StructType::create(C, {I32, I32, Ptr, Ptr}, "fatbin_wrapper");
+    Constant *Init = ConstantStruct::get(
+        WrapperTy, {ConstantInt::get(I32, IsHIP ? HIPFatMagic : CudaFatMagic),
+                    ConstantInt::get(I32, 1), Image,
+                    ConstantPointerNull::get(Ptr)});
+    auto *Wrapper = new GlobalVariable(M, WrapperTy, true,
+                                       GlobalValue::InternalLinkage, Init,
+                                       ".fatbin_wrapper");
+    Wrapper->setSection(IsHIP ? ".hipFatBinSegment" : ".nvFatBinSegment");
+    Wrapper->setAlignment(Align(8));
+    return Wrapper;
+  }
+
+  FunctionCallee runtime(StringRef Suffix, Type *Result,
+                         ArrayRef<Type *> Params) {
+    return M.getOrInsertFunction((Prefix + Suffix).str(),
+                                 FunctionType::get(Result, Params, false));
+  }
+
+  Function *createGlobalsRegistration(const EntryBounds &Entries) {
+    FunctionCallee RegFunction =
+        runtime("RegisterFunction", I32,
+                {Ptr, Ptr, Ptr, Ptr, I32, Ptr, Ptr, Ptr, Ptr, Ptr});
+    FunctionCallee RegVar =
+        runtime("RegisterVar", Void, {Ptr, Ptr, Ptr, Ptr, I32, I64, I32, I32});
+    FunctionCallee RegManaged =
+        runtime("RegisterManagedVar", Void, {Ptr, Ptr, Ptr, Ptr, I64, I32});
+    bool Surfaces = IsHIP || Options.CudaSurfacesAndTextures;
+    FunctionCallee RegSurface, RegTexture;
+    if (Surfaces) {
+      RegSurface =
+          runtime("RegisterSurface", Void, {Ptr, Ptr, Ptr, Ptr, I32, I32});
+      RegTexture =
+          runtime("RegisterTexture", Void, {Ptr, Ptr, Ptr, Ptr, I32, I32, I32});
+    }
+
+    auto *Fn = Function::Create(FunctionType::get(Void, {Ptr}, false),
+                                GlobalValue::InternalLinkage,
+                                (IsHIP ? ".hip" : ".cuda") +
+                                    Twine(".globals_reg"),
+                                &M);
+    Fn->setSection(".text.startup");
+    Value *Handle = Fn->getArg(0);
+    auto Block = [&](const char *Name) {
+      return BasicBlock::Create(C, Name, Fn);
+    };
+    BasicBlock *Entry = Block("entry"), *Loop = Block("while.entry"),
+               *IfKind = Block("if.kind"), *IfFunction = Block("if.then"),
+               *IfVariable = Block("if.else"), *Global = Block("sw.global"),
+               *Managed = Block("sw.managed"), *Surface = Block("sw.surface"),
+               *Texture = Block("sw.texture"), *Next = Block("if.end"),
+               *Done = Block("while.end");
+
+    IRBuilder<> B(Entry);
+    B.CreateCondBr(B.CreateICmpNE(Entries.Begin, Entries.End), Loop, Done);
+
+    B.SetInsertPoint(Loop);
+    StructType *EntryTy = getOffloadEntryType(M);
+    PHINode *Cur = B.CreatePHI(Ptr, 2, "entry");
+    auto Load = [&](Type *Ty, EntryField Field, const char *Name) {
+      return B.CreateLoad(Ty, B.CreateStructGEP(EntryTy, Cur, Field), Name);
+    };
+    Value *Addr = Load(Ptr, FieldAddress, "addr");
+    Value *AuxAddr = Load(Ptr, FieldAuxAddr, "aux_addr");
+    Value *Kind = Load(I16, FieldKind, "kind");
+    Value *Name = Load(Ptr, FieldName, "name");
+    Value *Size = Load(I64, FieldSize, "size");
+    Value *Flags = Load(I32, FieldFlags, "flags");
+    Value *Data = B.CreateTrunc(Load(I64, FieldData, "data"), I32);
+    auto Bit = [&](uint32_t Mask, unsigned Shift, const char *Name) {
+      return B.CreateLShr(B.CreateAnd(Flags, Mask), Shift, Name);
+    };
+    Value *Type = B.CreateAnd(Flags, EntryTypeMask, "type");
+    Value *Extern = Bit(EntryExtern, 3, "extern");
+    Value *Constant = Bit(EntryConstant, 4, "constant");
+    Value *Normalized = Bit(EntryNormalized, 5, "normalized");
+    B.CreateCondBr(
+        B.CreateICmpEQ(Kind, ConstantInt::get(
+                                 I16, IsHIP ? EntryKindHIP : EntryKindCuda)),
+        IfKind, Next);
+
+    B.SetInsertPoint(IfKind);
+    B.CreateCondBr(B.CreateICmpEQ(Size, ConstantInt::get(I64, 0)), IfFunction,
+                   IfVariable);
+
+    // A kernel: the host stub's address names the device function.
+    B.SetInsertPoint(IfFunction);
+    llvm::Constant *Null = ConstantPointerNull::get(Ptr);
+    B.CreateCall(RegFunction, {Handle, Addr, Name, Name,
+                               ConstantInt::getSigned(I32, -1), Null, Null,
+                               Null, Null, Null});
+    B.CreateBr(Next);
+
+    B.SetInsertPoint(IfVariable);
+    SwitchInst *Switch = B.CreateSwitch(Type, Next, 4);
+    Switch->addCase(ConstantInt::get(I32, EntryGlobal), Global);
+    Switch->addCase(ConstantInt::get(I32, EntryManaged), Managed);
+    Switch->addCase(ConstantInt::get(I32, EntrySurface), Surface);
+    Switch->addCase(ConstantInt::get(I32, EntryTexture), Texture);
+
+    B.SetInsertPoint(Global);
+    B.CreateCall(RegVar, {Handle, Addr, Name, Name, Extern, Size, Constant,
+                          ConstantInt::get(I32, 0)});
+    B.CreateBr(Next);
+
+    // A managed variable: the entry's address is the managed pointer, the
+    // auxiliary address its shadow, and the data field its alignment.
+    B.SetInsertPoint(Managed);
+    B.CreateCall(RegManaged, {Handle, AuxAddr, Addr, Name, Size, Data});
+    B.CreateBr(Next);
+
+    B.SetInsertPoint(Surface);
+    if (Surfaces)
+      B.CreateCall(RegSurface, {Handle, Addr, Name, Name, Data, Extern});
+    B.CreateBr(Next);
+
+    B.SetInsertPoint(Texture);
+    if (Surfaces)
+      B.CreateCall(RegTexture,
+                   {Handle, Addr, Name, Name, Data, Normalized, Extern});
+    B.CreateBr(Next);
+
+    B.SetInsertPoint(Next);
+    Value *Following = B.CreateInBoundsGEP(EntryTy, Cur,
+                                           ConstantInt::get(I64, 1));
+    B.CreateCondBr(B.CreateICmpEQ(Following, Entries.End), Done, Loop);
+    Cur->addIncoming(Entries.Begin, Entry);
+    Cur->addIncoming(Following, Next);
+
+    B.SetInsertPoint(Done);
+    B.CreateRetVoid();
+    return Fn;
+  }
+
+  void createRegistration(GlobalVariable *Wrapper, Function *GlobalsReg) {
+    StringRef Tag = IsHIP ? ".hip" : ".cuda";
+    auto *HandleGV = new GlobalVariable(
+        M, Ptr, false, GlobalValue::InternalLinkage,
+        ConstantPointerNull::get(Ptr), Tag + ".binary_handle");
+    HandleGV->setAlignment(Align(8));
+
+    Function *Unreg = createStartupFunction(M, (Tag + ".fatbin_unreg").str());
+    IRBuilder<> UB(&Unreg->getEntryBlock());
+    UB.CreateCall(runtime("UnregisterFatBinary", Void, {Ptr}),
+                  UB.CreateAlignedLoad(Ptr, HandleGV, Align(8)));
+    UB.CreateRetVoid();
+
+    Function *Reg = createStartupFunction(M, (Tag + ".fatbin_reg").str());
+    IRBuilder<> B(&Reg->getEntryBlock());
+    Value *Handle =
+        B.CreateCall(runtime("RegisterFatBinary", Ptr, {Ptr}), Wrapper);
+    B.CreateAlignedStore(Handle, HandleGV, Align(8));
+    B.CreateCall(GlobalsReg, Handle);
+    if (!IsHIP)
+      B.CreateCall(M.getOrInsertFunction(
+                       "__cudaRegisterFatBinaryEnd",
+                       FunctionType::get(Void, {Ptr}, false)),
+                   Handle);
+    emitAtExit(B, Unreg);
+    B.CreateRetVoid();
+    appendToGlobalCtors(M, Reg, RegistrationPriority);
+  }
+
+  Module &M;
+  LLVMContext &C;
+  const RegistrationOptions &Options;
+  bool IsHIP;
+  StringRef Prefix;
+  PointerType *Ptr;
+  IntegerType *I16, *I32, *I64;
+  llvm::Type *Void;
+};
+
+} // namespace
+
+void buildFatbinRegistration(Module &M, const ImageToRegister &Fatbin,
+                             const RegistrationOptions &Options) {
+  FatbinBuilder(M, Options).build(Fatbin);
+}
+
+} // namespace offload
