@@ -22,11 +22,23 @@ llvm_config.use_default_substitutions()  # FileCheck, not, count, split-file
 tools = [
     ToolSubst("%offload-packager", os.path.join(config.lld_offload_tools_dir,
                                                 "offload-packager")),
+    ToolSubst("%offload-wrapper", os.path.join(config.lld_offload_tools_dir,
+                                               "offload-wrapper")),
     ToolSubst("%llvm-bin", config.llvm_tools_dir),
 ]
 llvm_config.add_tool_substitutions(tools)
 config.substitutions.append(("%host-triple", config.host_triple))
+config.substitutions.append(("%llvm-lib", config.llvm_lib_dir))
 
-# Tests that compile offload programs need clang-22 with its OpenMP runtime.
+# Tests that run offload programs need LLVM 22's offload runtime.
 if os.path.exists(os.path.join(config.llvm_lib_dir, "libomptarget.so")):
     config.available_features.add("libomptarget")
+config.environment["LD_LIBRARY_PATH"] = config.llvm_lib_dir
+
+# CUDA tests need a toolkit (nvlink, fatbinary, cudart); where it lives can be
+# set with CUDA_PATH.
+cuda_path = os.environ.get("CUDA_PATH", "/usr/local/cuda")
+if all(os.path.exists(os.path.join(cuda_path, p))
+       for p in ("bin/nvlink", "bin/fatbinary", "lib64/libcudart_static.a")):
+    config.available_features.add("cuda")
+    config.substitutions.append(("%cuda-path", cuda_path))

@@ -114,14 +114,12 @@ private:
         runtime("RegisterVar", Void, {Ptr, Ptr, Ptr, Ptr, I32, I64, I32, I32});
     FunctionCallee RegManaged =
         runtime("RegisterManagedVar", Void, {Ptr, Ptr, Ptr, Ptr, I64, I32});
+    // Declared always, as LLVM does; CUDA calls them only when asked.
     bool Surfaces = IsHIP || Options.CudaSurfacesAndTextures;
-    FunctionCallee RegSurface, RegTexture;
-    if (Surfaces) {
-      RegSurface =
-          runtime("RegisterSurface", Void, {Ptr, Ptr, Ptr, Ptr, I32, I32});
-      RegTexture =
-          runtime("RegisterTexture", Void, {Ptr, Ptr, Ptr, Ptr, I32, I32, I32});
-    }
+    FunctionCallee RegSurface =
+        runtime("RegisterSurface", Void, {Ptr, Ptr, Ptr, Ptr, I32, I32});
+    FunctionCallee RegTexture =
+        runtime("RegisterTexture", Void, {Ptr, Ptr, Ptr, Ptr, I32, I32, I32});
 
     auto *Fn = Function::Create(FunctionType::get(Void, {Ptr}, false),
                                 GlobalValue::InternalLinkage,
@@ -226,7 +224,6 @@ private:
     auto *HandleGV = new GlobalVariable(
         M, Ptr, false, GlobalValue::InternalLinkage,
         ConstantPointerNull::get(Ptr), Tag + ".binary_handle");
-    HandleGV->setAlignment(Align(8));
 
     Function *Unreg = createStartupFunction(M, (Tag + ".fatbin_unreg").str());
     IRBuilder<> UB(&Unreg->getEntryBlock());

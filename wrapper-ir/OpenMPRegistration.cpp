@@ -29,6 +29,13 @@ namespace offload {
 
 namespace {
 
+/// "Base" for the first image and "Base.N" for image N, the names the legacy
+/// wrapper documents (and LLVM's own uniquing would not give once several
+/// bases are in use).
+std::string imageName(StringRef Base, size_t N) {
+  return N == 0 ? Base.str() : (Base + "." + Twine(N)).str();
+}
+
 /// The image-info version the legacy runtime interface defines.
 constexpr uint32_t ImageInfoVersion = 1;
 
@@ -64,9 +71,9 @@ private:
                         : Options.Relocatable ? ".llvm.offloading.relocatable"
                                                : ".llvm.offloading";
     SmallVector<Constant *> ImageInits;
-    for (const ImageToRegister &Image : Images) {
+    for (auto [N, Image] : enumerate(Images)) {
       GlobalVariable *Data = createByteArray(
-          M, ".omp_offloading.device_image", Image.Data, Section,
+          M, imageName(".omp_offloading.device_image", N), Image.Data, Section,
           Legacy ? 1 : 8);
       Data->setUnnamedAddr(GlobalValue::UnnamedAddr::Global);
       auto At = [&](uint64_t Offset) {
@@ -105,7 +112,7 @@ private:
       Constant *ArchInit = ConstantDataArray::getString(C, Image.Arch);
       auto *Arch = new GlobalVariable(M, ArchInit->getType(), true,
                                       GlobalValue::InternalLinkage, ArchInit,
-                                      "__offload_arch");
+                                      imageName("__offload_arch", Number));
       Arch->setSection(".offload_arch_list");
       Constant *Opts = ConstantPointerNull::get(Ptr);
       if (!Image.CompileOptions.empty()) {
@@ -113,7 +120,7 @@ private:
             ConstantDataArray::getString(C, Image.CompileOptions);
         Opts = new GlobalVariable(M, OptsInit->getType(), true,
                                   GlobalValue::InternalLinkage, OptsInit,
-                                  "__offload_compile_opts");
+                                  imageName("__offload_compile_opts", Number));
       }
       Constant *InfoInit = ConstantStruct::get(
           InfoTy, {ConstantInt::get(I32, ImageInfoVersion),
@@ -121,7 +128,9 @@ private:
                    ConstantInt::get(I32, Images.size()), Arch, Opts});
       Infos.push_back(new GlobalVariable(M, InfoTy, true,
                                          GlobalValue::InternalLinkage,
-                                         InfoInit, ".offload_image_info"));
+                                         InfoInit,
+                                         imageName(".offload_image_info",
+                                                   Number)));
     }
     return Infos;
   }
