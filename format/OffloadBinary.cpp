@@ -32,8 +32,7 @@ StringRef getImageKindName(ImageKind Kind) {
     return "fatbin";
   case ImageKind::PTX:
     return "s";
-  case ImageKind::SPIRV:
-    return "spv";
+  case ImageKind::SPIRV: // LLVM 22 has no extension for it.
   case ImageKind::None:
     break;
   }
@@ -47,8 +46,7 @@ ImageKind getImageKindFromExtension(StringRef Ext) {
       .Case("cubin", ImageKind::Cubin)
       .Case("fatbin", ImageKind::Fatbinary)
       .Case("s", ImageKind::PTX)
-      .Case("spv", ImageKind::SPIRV)
-      .Default(ImageKind::None);
+      .Default(ImageKind::None); // LLVM 22 infers no SPIR-V from ".spv"
 }
 
 StringRef getOffloadKindName(OffloadKind Kind) {

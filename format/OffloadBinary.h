@@ -51,11 +51,12 @@ enum class OffloadKind : uint16_t {
   SYCL = 8,
 };
 
-/// The file extension LLVM uses for an image kind ("o", "bc", "cubin",
-/// "fatbin", "s", "spv"), or "" for none and unknown values.
+/// The file extension LLVM 22 uses for an image kind ("o", "bc", "cubin",
+/// "fatbin", "s"), or "" for the others (none, SPIR-V, unknown values).
 llvm::StringRef getImageKindName(ImageKind Kind);
 
-/// The image kind named by a file extension without its dot; None if unknown.
+/// The image kind LLVM 22 infers from a file extension without its dot
+/// (the inverse of getImageKindName()); None if unknown.
 ImageKind getImageKindFromExtension(llvm::StringRef Ext);
 
 /// "openmp", "cuda", "hip", "sycl", or "none" for anything else.

@@ -18,7 +18,7 @@ packages=(
   cmake ninja-build g++ python3
   clang-22 lld-22 llvm-22-dev llvm-22-tools liblld-22-dev
   libomp-22-dev liboffload-22-dev libzstd-dev zlib1g-dev
-  libgtest-dev libgmock-dev
+  libgtest-dev libgmock-dev zstd
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -168,36 +168,47 @@ static bool matches(const OffloadImage &Image,
   });
 }
 
-/// Writes \p Image under the name LLVM's tool generates:
-/// <input stem>-<triple>[-<arch>].<index>.<extension>.
+/// An image and the name LLVM's tool gives the buffer it came from: the
+/// archive member's name inside an archive, else the input's name.
+struct FoundImage {
+  const OffloadImage *Image;
+  StringRef BufferName;
+};
+
+/// Writes \p Image under the name LLVM 22's tool generates:
+/// <input stem>-<triple>-<arch>.<index>.<extension>.
 static Error extractWithGeneratedName(const OffloadImage &Image,
                                       StringRef Input, uint64_t &Index) {
   std::string Name;
   raw_string_ostream OS(Name);
-  OS << sys::path::stem(Input) << "-" << Image.getTriple();
-  if (!Image.getArch().empty())
-    OS << "-" << Image.getArch();
-  OS << "." << Index++ << "." << getImageKindName(Image.TheImageKind);
-  if (Error E = writeFileAtomically(Name, Image.Image))
-    return E;
-  outs() << "Extracted: " << Name << "\n";
-  return Error::success();
+  OS << sys::path::stem(Input) << "-" << Image.getTriple() << "-"
+     << Image.getArch() << "." << Index++ << "."
+     << getImageKindName(Image.TheImageKind);
+  return writeFileAtomically(Name, Image.Image);
 }
 
 static Error extract(StringRef Input) {
   OffloadBinaryFinder Finder;
   if (Error E = Finder.addFile(Input))
     return E;
-  SmallVector<const OffloadImage *> All;
-  for (const FoundOffloadBinary &Found : Finder.binaries())
+  SmallVector<FoundImage> All;
+  for (const FoundOffloadBinary &Found : Finder.binaries()) {
+    // Nested archive members read "outer.a)(inner.o"; the innermost one
+    // names the buffer.
+    StringRef BufferName = Input;
+    if (!Found.Origin.Member.empty()) {
+      auto [Outer, Inner] = StringRef(Found.Origin.Member).rsplit(")(");
+      BufferName = Inner.empty() ? Outer : Inner;
+    }
     for (const OffloadImage &Image : Found.Binary.Images)
-      All.push_back(&Image);
+      All.push_back({&Image, BufferName});
+  }
 
   // Without filters, extract everything under generated names.
   if (Images.empty()) {
     uint64_t Index = 0;
-    for (const OffloadImage *Image : All)
-      if (Error E = extractWithGeneratedName(*Image, Input, Index))
+    for (const FoundImage &Found : All)
+      if (Error E = extractWithGeneratedName(*Found.Image, Input, Index))
         return E;
     return Error::success();
   }
@@ -206,10 +217,10 @@ static Error extract(StringRef Input) {
   StringSaver Saver(Alloc);
   for (StringRef Arg : Images) {
     DenseMap<StringRef, StringRef> Filter = parseImageArgument(Arg, Saver);
-    SmallVector<const OffloadImage *> Matched;
-    for (const OffloadImage *Image : All)
-      if (matches(*Image, Filter))
-        Matched.push_back(Image);
+    SmallVector<FoundImage> Matched;
+    for (const FoundImage &Found : All)
+      if (matches(*Found.Image, Filter))
+        Matched.push_back(Found);
     if (Matched.empty())
       continue;
 
@@ -219,10 +230,10 @@ static Error extract(StringRef Input) {
         return createStringError(inconvertibleErrorCode(),
                                  "--archive needs a 'file' argument: --image=" +
                                      Arg);
-      // Member names are the input's name, as LLVM's tool writes them.
       std::vector<NewArchiveMember> Members;
-      for (const OffloadImage *Image : Matched)
-        Members.emplace_back(MemoryBufferRef(Image->Image, Input));
+      for (const FoundImage &Found : Matched)
+        Members.emplace_back(
+            MemoryBufferRef(Found.Image->Image, Found.BufferName));
       if (Error E = writeArchive(File->second, Members,
                                  SymtabWritingMode::NormalSymtab,
                                  object::Archive::getDefaultKind(),
@@ -235,16 +246,29 @@ static Error extract(StringRef Input) {
         WithColor::warning(errs(), ToolName)
             << "Multiple inputs match to a single file, '" << File->second
             << "'\n";
-      if (Error E = writeFileAtomically(File->second, Matched.back()->Image))
+      if (Error E =
+              writeFileAtomically(File->second, Matched.back().Image->Image))
         return E;
     } else {
       uint64_t Index = 0;
-      for (const OffloadImage *Image : Matched)
-        if (Error E = extractWithGeneratedName(*Image, Input, Index))
+      for (const FoundImage &Found : Matched)
+        if (Error E = extractWithGeneratedName(*Found.Image, Input, Index))
           return E;
     }
   }
   return Error::success();
+}
+
+/// The image kind for --list: LLVM's extension names, "spirv" (which LLVM 22
+/// has no name for), "-" for none and the number for anything else.
+static std::string describeImageKind(ImageKind Kind) {
+  if (Kind == ImageKind::None)
+    return "-";
+  if (Kind == ImageKind::SPIRV)
+    return "spirv";
+  StringRef Name = getImageKindName(Kind);
+  return Name.empty() ? "kind" + std::to_string(static_cast<unsigned>(Kind))
+                      : Name.str();
 }
 
 /// Prints "<origin>: <version> <image kind> <offload kind> <triple> <arch>
@@ -260,7 +284,7 @@ static Error list() {
     for (const OffloadImage &Image : Binary.Images) {
       outs() << Found.Origin.describe() << ": v" << Binary.Version
              << (Binary.Compressed ? "-compressed" : "") << " "
-             << OrDash(getImageKindName(Image.TheImageKind)) << " "
+             << describeImageKind(Image.TheImageKind) << " "
              << getOffloadKindName(Image.TheOffloadKind) << " "
              << OrDash(Image.getTriple()) << " " << OrDash(Image.getArch())
              << " " << Image.Image.size();
@@ -309,7 +333,7 @@ int main(int Argc, char **Argv) {
       "The output binary can then be embedded into the host section table\n"
       "to create a fatbinary containing offloading code.\n");
 
-  if (OutputFile.empty() && InputFiles.empty()) {
+  if (OutputFile.empty() && InputFiles.empty() && !List) {
     cl::PrintHelpMessage();
     return EXIT_SUCCESS;
   }
