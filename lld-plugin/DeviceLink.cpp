@@ -1,0 +1,235 @@
+//===- lld-plugin/DeviceLink.cpp - Linking device images ------------------===//
+
+#include "lld-plugin/DeviceLink.h"
+
+#include "lld-plugin/RunLLD.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Jobserver.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
+#include "llvm/TargetParser/Host.h"
+
+#include <chrono>
+#include <thread>
+
+using namespace llvm;
+
+namespace offload {
+
+/// The triple an ld -m emulation links for.
+static Triple tripleForEmulation(StringRef Emulation) {
+  StringRef Arch = StringSwitch<StringRef>(Emulation)
+                       .Case("elf_x86_64", "x86_64")
+                       .Case("elf_i386", "i386")
+                       .Cases({"aarch64linux", "aarch64elf"}, "aarch64")
+                       .Cases({"elf64lppc", "elf64lppc_fbsd"}, "powerpc64le")
+                       .Case("elf64ppc", "powerpc64")
+                       .Case("elf64lriscv", "riscv64")
+                       .Case("elf64_s390", "s390x")
+                       .Case("elf64loongarch", "loongarch64")
+                       .Default("");
+  if (Arch.empty())
+    return Triple();
+  return Triple(Arch, "unknown", "linux", "gnu");
+}
+
+HostLinkInfo getHostLinkInfo(ArrayRef<std::string> LLDArgs) {
+  HostLinkInfo Info;
+  Info.HostTriple = Triple(sys::getDefaultTargetTriple());
+  for (size_t I = 0; I != LLDArgs.size(); ++I) {
+    StringRef Arg = LLDArgs[I];
+    auto Value = [&](StringRef Prefix) -> std::optional<std::string> {
+      if (Arg == Prefix && I + 1 < LLDArgs.size())
+        return LLDArgs[++I];
+      if (Arg.starts_with(Prefix) && Arg.size() > Prefix.size())
+        return Arg.drop_front(Prefix.size()).ltrim('=').str();
+      return std::nullopt;
+    };
+    if (std::optional<std::string> Emulation = Value("-m")) {
+      Triple T = tripleForEmulation(*Emulation);
+      if (T.getArch() != Triple::UnknownArch)
+        Info.HostTriple = T;
+    } else if (std::optional<std::string> Dir = Value("-L")) {
+      Info.SearchArgs.push_back("-L" + *Dir);
+    } else if (Arg.starts_with("--sysroot=")) {
+      Info.SearchArgs.push_back(Arg.str());
+    } else if (!Arg.starts_with("-")) {
+      StringRef Name = sys::path::filename(Arg);
+      // A shared object needs the position-independent crtbeginS/crtendS,
+      // wherever the host link used crtbegin.o or crtbeginT.o.
+      auto Shared = [&](StringRef Base) {
+        SmallString<128> P(sys::path::parent_path(Arg));
+        sys::path::append(P, Base);
+        return P.str().str();
+      };
+      if (Name == "crti.o")
+        Info.StartFiles.insert(Info.StartFiles.begin(), Arg.str());
+      else if (Name.starts_with("crtbegin") && Name.ends_with(".o"))
+        Info.StartFiles.push_back(Shared("crtbeginS.o"));
+      else if (Name.starts_with("crtend") && Name.ends_with(".o"))
+        Info.EndFiles.insert(Info.EndFiles.begin(), Shared("crtendS.o"));
+      else if (Name == "crtn.o")
+        Info.EndFiles.push_back(Arg.str());
+    }
+  }
+  return Info;
+}
+
+Expected<PreparedDeviceLink>
+prepareDeviceLink(const DeviceLinkJob &Job, const HostLinkInfo &Host,
+                  const OffloadOptions &Options, const WorkDir &Dir) {
+  PreparedDeviceLink Link;
+  Link.Job = &Job;
+  Link.Output = Dir.path(Job.name() + ".img");
+  std::vector<std::string> &Args = Link.Args;
+  Args = {"-shared", "-Bsymbolic", "-o", Link.Output};
+  bool HostCPU = Job.TargetTriple.getArch() == Host.HostTriple.getArch();
+  if (HostCPU) {
+    llvm::append_range(Args, Host.SearchArgs);
+    llvm::append_range(Args, Host.StartFiles);
+  }
+  if (Job.NeedsLTO && Job.Arch != "generic")
+    Args.push_back("-plugin-opt=mcpu=" + Job.Arch);
+
+  for (auto [N, Image] : llvm::enumerate(Job.Images)) {
+    bool Bitcode = Image->Image->TheImageKind == ImageKind::Bitcode;
+    std::string Name =
+        Job.name() + "." + std::to_string(N) + (Bitcode ? ".bc" : ".o");
+    Expected<std::string> Path = Dir.write(Name, Image->Image->Image);
+    if (!Path)
+      return Path.takeError();
+    Args.push_back(*Path);
+  }
+  for (const auto &[TripleName, Arg] : Options.DeviceLinkerArgs)
+    if (TripleName.empty() ||
+        Triple(Triple::normalize(TripleName)) == Job.TargetTriple)
+      Args.push_back(Arg);
+  if (HostCPU) {
+    // The OpenMP runtimes the upstream CPU device link names; the host link
+    // has them loaded, these only record the dependency.
+    Args.push_back("-L" + Options.RuntimePath);
+    Args.push_back("-lomp");
+    Args.push_back("-lomptarget");
+    llvm::append_range(Args, Host.EndFiles);
+  }
+  return std::move(Link);
+}
+
+/// The error for a failed device link: the job, its inputs, LLD's words.
+static Error deviceLinkError(const PreparedDeviceLink &Link,
+                             StringRef Messages) {
+  std::string Inputs;
+  for (const DeviceImage *Image : Link.Job->Images)
+    Inputs += "\n  " + Image->Where + ": " + describeImage(*Image->Image);
+  return createStringError(inconvertibleErrorCode(),
+                           "device link for " + Link.Job->name() +
+                               " failed; its images:" + Inputs +
+                               "\nLLD said:\n" + Messages.rtrim());
+}
+
+static Error runInProcess(ArrayRef<PreparedDeviceLink> Links) {
+  for (const PreparedDeviceLink &Link : Links) {
+    std::string Messages;
+    raw_string_ostream ErrOS(Messages);
+    if (runLLD(Link.Args, ErrOS, ErrOS) != 0 || !canRunLLDAgain())
+      return deviceLinkError(Link, Messages);
+  }
+  return Error::success();
+}
+
+namespace {
+/// A device link running in a worker process.
+struct RunningLink {
+  const PreparedDeviceLink *Link;
+  sys::ProcessInfo Process;
+  std::string ErrFile;
+  JobSlot Slot;
+};
+} // namespace
+
+Error runDeviceLinks(ArrayRef<PreparedDeviceLink> Links,
+                     const OffloadOptions &Options, StringRef Self,
+                     const WorkDir &Dir) {
+  JobserverClient *Jobserver =
+      Options.UseJobserver ? JobserverClient::getInstance() : nullptr;
+  unsigned MaxJobs = Options.UseJobserver ? UINT_MAX : Options.Jobs;
+  // One link, one slot, or no jobserver to ask: no need for workers.
+  if (Links.size() <= 1 || MaxJobs == 1 || (Options.UseJobserver && !Jobserver))
+    return runInProcess(Links);
+
+  std::vector<RunningLink> Running;
+  Error Failure = Error::success();
+  size_t Next = 0;
+  auto Finished = [&](RunningLink &R, int ExitCode, StringRef Why) {
+    if (ExitCode != 0 && !Failure) {
+      ErrorOr<std::unique_ptr<MemoryBuffer>> Messages =
+          MemoryBuffer::getFile(R.ErrFile);
+      Failure = deviceLinkError(
+          *R.Link, Messages ? (*Messages)->getBuffer() : StringRef(Why));
+    }
+    if (Jobserver && R.Slot.isValid())
+      Jobserver->release(std::move(R.Slot));
+  };
+
+  while (Next < Links.size() || !Running.empty()) {
+    // Start what the slots allow; stop starting once something failed.
+    while (!Failure && Next < Links.size() && Running.size() < MaxJobs) {
+      JobSlot Slot;
+      if (Jobserver) {
+        Slot = Jobserver->tryAcquire();
+        if (!Slot.isValid())
+          break;
+      }
+      const PreparedDeviceLink &Link = Links[Next];
+      std::string ErrFile = Dir.path(Link.Job->name() + ".log");
+      SmallVector<StringRef, 64> Argv = {Self, WorkerFlag};
+      for (const std::string &Arg : Link.Args)
+        Argv.push_back(Arg);
+      std::optional<StringRef> Redirects[] = {std::nullopt, StringRef(ErrFile),
+                                              StringRef(ErrFile)};
+      std::string ErrMsg;
+      bool ExecFailed = false;
+      sys::ProcessInfo PI = sys::ExecuteNoWait(Self, Argv, std::nullopt,
+                                               Redirects, 0, &ErrMsg,
+                                               &ExecFailed);
+      if (ExecFailed) {
+        if (Jobserver)
+          Jobserver->release(std::move(Slot));
+        Failure = joinErrors(std::move(Failure),
+                             createStringError(inconvertibleErrorCode(),
+                                               "cannot start a device-link "
+                                               "worker: " + ErrMsg));
+        break;
+      }
+      Running.push_back({&Link, PI, ErrFile, std::move(Slot)});
+      ++Next;
+    }
+    if (Failure && Next < Links.size())
+      Next = Links.size();
+    if (Running.empty())
+      break;
+
+    // Reap whatever has finished; sleep briefly when nothing has.
+    bool Reaped = false;
+    for (size_t I = 0; I < Running.size();) {
+      std::string ErrMsg;
+      sys::ProcessInfo Done =
+          sys::Wait(Running[I].Process, /*SecondsToWait=*/0, &ErrMsg);
+      if (Done.Pid == 0) {
+        ++I;
+        continue;
+      }
+      Finished(Running[I], Done.ReturnCode, ErrMsg);
+      Running.erase(Running.begin() + I);
+      Reaped = true;
+    }
+    if (!Reaped)
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  return Failure;
+}
+
+} // namespace offload

@@ -1,0 +1,60 @@
+//===- lld-plugin/DeviceLink.h - Linking device images ----------*- C++ -*-===//
+//
+// A CPU device link is an LLD link of the images into a shared object
+// (-shared -Bsymbolic), with LTO when they are bitcode, and, when the device
+// is the host's own kind of CPU, with the C runtime files and libraries of the
+// host link, as clang gives them to the device link upstream. Links run
+// in-process one after the other, or in parallel in worker processes
+// (LLD cannot run twice at once in one process).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LLD_OFFLOAD_LLDPLUGIN_DEVICELINK_H
+#define LLD_OFFLOAD_LLDPLUGIN_DEVICELINK_H
+
+#include "lld-plugin/DevicePlan.h"
+#include "lld-plugin/LinkOptions.h"
+#include "lld-plugin/WorkDir.h"
+
+namespace offload {
+
+/// What device links borrow from the host link's command line.
+struct HostLinkInfo {
+  llvm::Triple HostTriple;
+  /// -L directories and --sysroot, in order.
+  std::vector<std::string> SearchArgs;
+  /// The C runtime objects around a shared object (crti.o, crtbeginS.o;
+  /// crtendS.o, crtn.o), when the host link has them.
+  std::vector<std::string> StartFiles, EndFiles;
+};
+
+/// Reads what device links need from the host link's arguments.
+HostLinkInfo getHostLinkInfo(llvm::ArrayRef<std::string> LLDArgs);
+
+/// A device link ready to run: its LLD arguments and its output.
+struct PreparedDeviceLink {
+  const DeviceLinkJob *Job;
+  std::vector<std::string> Args;
+  std::string Output;
+};
+
+/// Writes the job's images to \p Dir and builds its LLD command line.
+llvm::Expected<PreparedDeviceLink>
+prepareDeviceLink(const DeviceLinkJob &Job, const HostLinkInfo &Host,
+                  const OffloadOptions &Options, const WorkDir &Dir);
+
+/// Runs the links, \p Options.Jobs at a time (or as many as GNU make's
+/// jobserver allows). \p Self is this executable, started in worker mode for
+/// parallel links. On failure the error names the job and its inputs and
+/// carries LLD's messages.
+llvm::Error runDeviceLinks(llvm::ArrayRef<PreparedDeviceLink> Links,
+                           const OffloadOptions &Options,
+                           llvm::StringRef Self, const WorkDir &Dir);
+
+/// The argument that starts this executable as a device-link worker: the
+/// arguments after it go to LLD as they are.
+constexpr const char *WorkerFlag = "--offload-device-link-worker";
+
+} // namespace offload
+
+#endif // LLD_OFFLOAD_LLDPLUGIN_DEVICELINK_H

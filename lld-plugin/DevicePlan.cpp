@@ -1,0 +1,123 @@
+//===- lld-plugin/DevicePlan.cpp - Grouping images into device links ------===//
+
+#include "lld-plugin/DevicePlan.h"
+
+#include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/SetVector.h"
+#include "llvm/Support/StringSaver.h"
+
+using namespace llvm;
+
+namespace offload {
+
+std::string DeviceLinkJob::name() const {
+  return (getOffloadKindName(Kind) + "-" + TargetTriple.str() + "-" +
+          (Arch.empty() ? "generic" : Arch))
+      .str();
+}
+
+std::string describeImage(const OffloadImage &Image) {
+  StringRef Kind = getImageKindName(Image.TheImageKind);
+  return (getOffloadKindName(Image.TheOffloadKind) + " " +
+          (Image.getTriple().empty() ? "(no triple)" : Image.getTriple()) +
+          " " + (Image.getArch().empty() ? "(no arch)" : Image.getArch()) +
+          " (" + (Kind.empty() ? "no image kind" : Kind) + ")")
+      .str();
+}
+
+static bool isGeneric(StringRef Arch) {
+  return Arch.empty() || Arch == "generic";
+}
+
+/// The CPUs LLD links for in-process here; GPUs need their own device
+/// toolchains (AMDGPU code objects, PTX/cubin through the CUDA tools).
+static bool isCPUTarget(const Triple &T) {
+  switch (T.getArch()) {
+  case Triple::x86_64:
+  case Triple::x86:
+  case Triple::aarch64:
+  case Triple::aarch64_be:
+  case Triple::ppc64le:
+  case Triple::ppc64:
+  case Triple::riscv64:
+  case Triple::systemz:
+  case Triple::loongarch64:
+    return T.isOSBinFormatELF();
+  default:
+    return false;
+  }
+}
+
+static Error imageError(const DeviceImage &Image, const Twine &Msg) {
+  return createStringError(inconvertibleErrorCode(),
+                           Image.Where + ": device image " +
+                               describeImage(*Image.Image) + ": " + Msg);
+}
+
+static Error checkImage(const DeviceImage &Image) {
+  const OffloadImage &I = *Image.Image;
+  Triple T(Triple::normalize(I.getTriple()));
+  if (I.getTriple().empty() || T.getArch() == Triple::UnknownArch)
+    return imageError(Image, "unknown target triple");
+  if (!isCPUTarget(T))
+    return imageError(Image, "linking device code for " + T.str() +
+                                 " is not supported yet (CPU targets only)");
+  if (I.TheOffloadKind != OffloadKind::OpenMP)
+    return imageError(Image, "only OpenMP images can be linked for a CPU "
+                             "target");
+  if (I.TheImageKind != ImageKind::Object &&
+      I.TheImageKind != ImageKind::Bitcode)
+    return imageError(Image, "a CPU device link takes objects or bitcode");
+  return Error::success();
+}
+
+Expected<std::vector<DeviceLinkJob>>
+planDeviceLinks(ArrayRef<DeviceImage> Images) {
+  for (const DeviceImage &Image : Images)
+    if (Error E = checkImage(Image))
+      return std::move(E);
+
+  // (kind, triple) -> its specific archs, both in first-seen order.
+  using Key = std::pair<uint16_t, StringRef>;
+  BumpPtrAllocator Alloc;
+  StringSaver Saver(Alloc);
+  std::vector<StringRef> Triples;
+  for (const DeviceImage &Image : Images)
+    Triples.push_back(Saver.save(Triple::normalize(Image.Image->getTriple())));
+  auto KeyOf = [&](const DeviceImage &Image) {
+    return Key{static_cast<uint16_t>(Image.Image->TheOffloadKind),
+               Triples[&Image - Images.data()]};
+  };
+  MapVector<Key, SetVector<StringRef>> Archs;
+  for (const DeviceImage &Image : Images) {
+    SetVector<StringRef> &Specific = Archs[KeyOf(Image)];
+    if (!isGeneric(Image.Image->getArch()))
+      Specific.insert(Image.Image->getArch());
+  }
+
+  // One job per specific arch, or one generic job where there is none; each
+  // takes its images in link order, generic ones included.
+  std::vector<DeviceLinkJob> Jobs;
+  for (const auto &[K, Specific] : Archs) {
+    SmallVector<StringRef, 2> JobArchs(Specific.begin(), Specific.end());
+    if (JobArchs.empty())
+      JobArchs.push_back("generic");
+    for (StringRef Arch : JobArchs) {
+      DeviceLinkJob Job;
+      Job.Kind = static_cast<OffloadKind>(K.first);
+      Job.TargetTriple = Triple(K.second);
+      Job.Arch = Arch.str();
+      for (const DeviceImage &Image : Images) {
+        StringRef ImageArch = Image.Image->getArch();
+        if (KeyOf(Image) != K || !(isGeneric(ImageArch) || ImageArch == Arch))
+          continue;
+        Job.Images.push_back(&Image);
+        Job.NeedsLTO |= Image.Image->TheImageKind == ImageKind::Bitcode;
+      }
+      Jobs.push_back(std::move(Job));
+    }
+  }
+  return std::move(Jobs);
+}
+
+} // namespace offload

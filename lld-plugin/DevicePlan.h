@@ -1,0 +1,45 @@
+//===- lld-plugin/DevicePlan.h - Grouping images into device links -*- C++ -*-//
+//
+// Device images are linked in groups: one device link per (offload kind,
+// triple, arch). An image built for the generic arch of a triple serves every
+// specific arch of that triple and joins each of their links. Everything that
+// cannot be linked is reported here, before any work is done.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LLD_OFFLOAD_LLDPLUGIN_DEVICEPLAN_H
+#define LLD_OFFLOAD_LLDPLUGIN_DEVICEPLAN_H
+
+#include "lld-plugin/DeviceInputs.h"
+
+#include "llvm/TargetParser/Triple.h"
+
+namespace offload {
+
+/// One device link: the images of one offload kind, triple and arch.
+struct DeviceLinkJob {
+  OffloadKind Kind = OffloadKind::None;
+  llvm::Triple TargetTriple;
+  std::string Arch;
+  std::vector<const DeviceImage *> Images;
+  /// True when some image is LLVM bitcode: the link runs LTO.
+  bool NeedsLTO = false;
+
+  /// "openmp-x86_64-pc-linux-gnu-generic": names temporary files and
+  /// messages.
+  std::string name() const;
+};
+
+/// Groups \p Images into device links, in the order their groups first
+/// appear in the link. Fails for images no device link here can handle
+/// (GPU targets, unknown triples, images that are not objects or bitcode),
+/// naming the input and the image.
+llvm::Expected<std::vector<DeviceLinkJob>>
+planDeviceLinks(llvm::ArrayRef<DeviceImage> Images);
+
+/// "openmp x86_64-pc-linux-gnu generic (object)", for messages.
+std::string describeImage(const OffloadImage &Image);
+
+} // namespace offload
+
+#endif // LLD_OFFLOAD_LLDPLUGIN_DEVICEPLAN_H

@@ -1,0 +1,188 @@
+//===- lld-plugin/LinkOptions.cpp - The linker's command line -------------===//
+
+#include "lld-plugin/LinkOptions.h"
+
+#include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/StringSaver.h"
+
+using namespace llvm;
+
+namespace offload {
+
+static Error usage(const Twine &Msg) {
+  return createStringError(inconvertibleErrorCode(), Msg);
+}
+
+/// LLD spells long options with one dash or two; this gives the name without
+/// them ("-shared" and "--shared" are both "shared").
+static StringRef optionName(StringRef Arg) {
+  if (Arg.consume_front("--"))
+    return Arg;
+  Arg.consume_front("-");
+  return Arg;
+}
+
+static Error parseOffloadOption(StringRef Arg, OffloadOptions &O) {
+  StringRef Name = optionName(Arg);
+  auto [Key, Value] = Name.split('=');
+  bool HasValue = Name.contains('=');
+  if (Name == "no-offload") {
+    O.Disabled = true;
+  } else if (Name == "offload-verbose") {
+    O.Verbose = true;
+  } else if (Name == "offload-dry-run") {
+    O.DryRun = true;
+  } else if (Name == "offload-save-temps") {
+    O.SaveTemps = true;
+  } else if (Key == "offload-jobs" && HasValue) {
+    if (Value == "jobserver") {
+      O.UseJobserver = true;
+      O.Jobs = 0;
+    } else if (Value.getAsInteger(10, O.Jobs) || O.Jobs == 0) {
+      return usage("--offload-jobs: expected a positive number or "
+                   "'jobserver', got '" + Value + "'");
+    }
+  } else if (Key == "offload-relocatable" && HasValue) {
+    if (Value == "fat")
+      O.Relocatable = RelocatableMode::Fat;
+    else if (Value == "link")
+      O.Relocatable = RelocatableMode::Link;
+    else
+      return usage("--offload-relocatable: expected 'fat' or 'link', got '" +
+                   Value + "'");
+  } else if (Key == "offload-runtime-path" && HasValue) {
+    O.RuntimePath = Value.str();
+  } else if (Key == "offload-device-linker-arg" && HasValue) {
+    // [<triple>=]<arg>: an argument starting with '-' has no triple.
+    auto [Triple, Rest] = Value.split('=');
+    if (!Value.starts_with("-") && Value.contains('='))
+      O.DeviceLinkerArgs.emplace_back(Triple.str(), Rest.str());
+    else
+      O.DeviceLinkerArgs.emplace_back("", Value.str());
+  } else if (Key == "offload-extract" && HasValue) {
+    O.ExtractArchs.push_back(Value.str());
+  } else {
+    return usage("unknown option '" + Arg + "'");
+  }
+  return Error::success();
+}
+
+Expected<LinkCommandLine>
+parseLinkCommandLine(ArrayRef<const char *> Args,
+                     StringRef DefaultRuntimePath) {
+  BumpPtrAllocator Alloc;
+  StringSaver Saver(Alloc);
+  SmallVector<const char *, 64> Expanded(Args.begin(), Args.end());
+  // LLD reads response files with the GNU rules (quotes and backslashes).
+  cl::ExpansionContext ECtx(Alloc, cl::TokenizeGNUCommandLine);
+  if (Error E = ECtx.expandResponseFiles(Expanded))
+    return std::move(E);
+
+  LinkCommandLine CL;
+  CL.Offload.RuntimePath = DefaultRuntimePath.str();
+  for (size_t I = 0; I != Expanded.size(); ++I) {
+    StringRef Arg = Expanded[I];
+    StringRef Name = optionName(Arg);
+    if (Arg.starts_with("-") &&
+        (Name.starts_with("offload-") || Name == "no-offload")) {
+      if (Error E = parseOffloadOption(Arg, CL.Offload))
+        return std::move(E);
+      continue;
+    }
+    CL.LLDArgs.push_back(Arg.str());
+    if (!Arg.starts_with("-") || Arg == "-")
+      continue;
+    if (Arg == "-o" && I + 1 < Expanded.size()) {
+      CL.Output = Expanded[++I];
+      CL.LLDArgs.push_back(CL.Output);
+    } else if (Arg.starts_with("-o") && Arg.size() > 2 && Arg[1] == 'o' &&
+               !Name.starts_with("o") == false && Arg.size() > 2 &&
+               Arg[2] != '-' && !Arg.starts_with("--")) {
+      // -ofile
+      CL.Output = Arg.drop_front(2).str();
+    } else if (Name.starts_with("output=")) {
+      CL.Output = Name.drop_front(strlen("output=")).str();
+    } else if (Name == "output" && I + 1 < Expanded.size()) {
+      CL.Output = Expanded[++I];
+      CL.LLDArgs.push_back(CL.Output);
+    } else if (Arg == "-r" || Name == "relocatable" || Arg == "-i") {
+      CL.Relocatable = true;
+    } else if (Name == "shared" || Name == "Bshareable") {
+      CL.Shared = true;
+    } else if (Name == "version" || Name == "help" || Arg == "-v" ||
+               Name == "v") {
+      CL.InfoOnly = true;
+    }
+  }
+  return std::move(CL);
+}
+
+bool linksOffloadRuntime(ArrayRef<std::string> LLDArgs) {
+  for (size_t I = 0; I != LLDArgs.size(); ++I) {
+    StringRef Arg = LLDArgs[I];
+    if (Arg == "-lomptarget" || Arg == "--library=omptarget" ||
+        Arg == "-l:libomptarget.so" ||
+        ((Arg == "-l" || Arg == "--library") && I + 1 < LLDArgs.size() &&
+         LLDArgs[I + 1] == "omptarget"))
+      return true;
+    if (!Arg.starts_with("-") &&
+        StringRef(Arg).rsplit('/').second.starts_with("libomptarget.so"))
+      return true;
+    if (!Arg.starts_with("-") && Arg.starts_with("libomptarget.so"))
+      return true;
+  }
+  return false;
+}
+
+std::vector<std::string> probeArguments(ArrayRef<std::string> LLDArgs) {
+  // Options whose value is a separate argument, among those dropped.
+  auto TakesSeparateValue = [](StringRef Name) {
+    return StringSwitch<bool>(Name)
+        .Cases({"Map", "dependency-file", "reproduce", "why-extract",
+                "print-archive-stats", "print-symbol-order",
+                "time-trace-file", "trace-symbol", "y"},
+               true)
+        .Default(false);
+  };
+  auto Dropped = [](StringRef Name) {
+    StringRef Key = Name.split('=').first;
+    return StringSwitch<bool>(Key)
+        .Cases({"M", "print-map", "Map", "cref", "why-extract",
+                "dependency-file", "reproduce", "time-trace",
+                "time-trace-file", "time-trace-granularity",
+                "print-archive-stats", "print-symbol-order",
+                "print-gc-sections", "print-icf-sections", "t", "trace",
+                "trace-symbol", "y", "verbose", "stats", "print-memory-usage"},
+               true)
+        .Default(false);
+  };
+  std::vector<std::string> Out;
+  for (size_t I = 0; I != LLDArgs.size(); ++I) {
+    StringRef Arg = LLDArgs[I];
+    if (Arg == "-o" || optionName(Arg) == "output") {
+      ++I;
+      continue;
+    }
+    if (Arg.starts_with("-o") && !Arg.starts_with("--") && Arg.size() > 2 &&
+        Arg != "-omagic")
+      continue;
+    if (optionName(Arg).starts_with("output="))
+      continue;
+    if (Arg.starts_with("-") && Dropped(optionName(Arg))) {
+      if (!optionName(Arg).contains('=') &&
+          TakesSeparateValue(optionName(Arg)))
+        ++I;
+      continue;
+    }
+    Out.push_back(Arg.str());
+  }
+  // Symbols the registration object or the offload runtime will provide are
+  // not there yet; undefined symbols do not change what LLD loads.
+  Out.push_back("--unresolved-symbols=ignore-all");
+  Out.push_back("-o");
+  Out.push_back("/dev/null");
+  return Out;
+}
+
+} // namespace offload

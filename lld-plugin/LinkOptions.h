@@ -1,0 +1,76 @@
+//===- lld-plugin/LinkOptions.h - The linker's command line -----*- C++ -*-===//
+//
+// ld.lld-offload takes ld.lld's command line plus options of its own, all of
+// which start with --offload- (and --no-offload). Ours are taken out; the
+// rest reach LLD untouched. Response files are expanded first, as LLD would.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LLD_OFFLOAD_LLDPLUGIN_LINKOPTIONS_H
+#define LLD_OFFLOAD_LLDPLUGIN_LINKOPTIONS_H
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace offload {
+
+/// What to do with device code in a relocatable (-r) link.
+enum class RelocatableMode {
+  /// Keep it fat: LLD merges the .llvm.offloading sections and a later link
+  /// finds every image.
+  Fat,
+  /// Device-link and wrap now, into the relocatable output.
+  Link,
+};
+
+/// Our options (--offload-*).
+struct OffloadOptions {
+  bool Disabled = false;          // --no-offload
+  bool Verbose = false;           // --offload-verbose
+  bool DryRun = false;            // --offload-dry-run
+  bool SaveTemps = false;         // --offload-save-temps
+  unsigned Jobs = 1;              // --offload-jobs=N
+  bool UseJobserver = false;      // --offload-jobs=jobserver
+  RelocatableMode Relocatable = RelocatableMode::Fat;
+  std::string RuntimePath;        // --offload-runtime-path=
+  /// --offload-device-linker-arg=[<triple>=]<arg>: (triple or "", arg).
+  std::vector<std::pair<std::string, std::string>> DeviceLinkerArgs;
+  /// --offload-extract=<arch>: take device code of this arch from every
+  /// archive member, used by the host or not.
+  std::vector<std::string> ExtractArchs;
+};
+
+/// The command line split in two.
+struct LinkCommandLine {
+  OffloadOptions Offload;
+  /// LLD's arguments, without argv[0].
+  std::vector<std::string> LLDArgs;
+  /// The host link's output (-o), "a.out" by default.
+  std::string Output = "a.out";
+  bool Relocatable = false; // -r
+  bool Shared = false;      // -shared
+  /// Informational runs (--version, --help, -v): nothing to link.
+  bool InfoOnly = false;
+};
+
+/// Expands response files and splits \p Args (argv without argv[0]).
+/// \p DefaultRuntimePath is where -lomptarget is looked for last.
+llvm::Expected<LinkCommandLine>
+parseLinkCommandLine(llvm::ArrayRef<const char *> Args,
+                     llvm::StringRef DefaultRuntimePath);
+
+/// True if \p LLDArgs already link the OpenMP offload runtime.
+bool linksOffloadRuntime(llvm::ArrayRef<std::string> LLDArgs);
+
+/// The arguments of a probe link: \p LLDArgs without the options that write
+/// side outputs (map files, dependency files, traces, reproducers) and with
+/// the output sent to /dev/null, ignoring undefined symbols.
+std::vector<std::string> probeArguments(llvm::ArrayRef<std::string> LLDArgs);
+
+} // namespace offload
+
+#endif // LLD_OFFLOAD_LLDPLUGIN_LINKOPTIONS_H

@@ -1,0 +1,234 @@
+//===- ld.lld-offload.cpp - LLD with an offload extension -----------------===//
+//
+// ld.lld's command line, and the link it asks for, plus the device code the
+// inputs carry: each pass below is one step of the link, in order.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lld-plugin/DeviceInputs.h"
+#include "lld-plugin/DeviceLink.h"
+#include "lld-plugin/DevicePlan.h"
+#include "lld-plugin/LinkOptions.h"
+#include "lld-plugin/RegisterImages.h"
+#include "lld-plugin/RunLLD.h"
+#include "lld-plugin/WorkDir.h"
+
+#include "llvm/ADT/ScopeExit.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/TimeProfiler.h"
+#include "llvm/Support/WithColor.h"
+
+#include <chrono>
+
+using namespace llvm;
+using namespace offload;
+
+static const char *ToolName = "ld.lld-offload";
+
+namespace {
+
+/// Times one pass: into the time trace when one is recorded, and onto
+/// stderr under --offload-verbose.
+class Pass {
+public:
+  Pass(StringRef Name, bool Verbose)
+      : Name(Name), Verbose(Verbose), Scope("Offload: " + Name.str()),
+        Start(std::chrono::steady_clock::now()) {}
+  ~Pass() {
+    if (!Verbose)
+      return;
+    auto Elapsed = std::chrono::steady_clock::now() - Start;
+    errs() << ToolName << ": " << Name << ": "
+           << format("%.1f",
+                     std::chrono::duration<double, std::milli>(Elapsed).count())
+           << " ms\n";
+  }
+
+private:
+  StringRef Name;
+  bool Verbose;
+  TimeTraceScope Scope;
+  std::chrono::steady_clock::time_point Start;
+};
+
+/// --time-trace covers the whole link, ours and LLD's passes alike: the
+/// options are taken from LLD, the profiler runs here, and LLD's own scopes
+/// record into it.
+struct TimeTrace {
+  bool Enabled = false;
+  unsigned Granularity = 500;
+  std::string File;
+};
+
+TimeTrace takeTimeTraceOptions(std::vector<std::string> &LLDArgs) {
+  TimeTrace T;
+  llvm::erase_if(LLDArgs, [&](const std::string &A) {
+    StringRef Arg = StringRef(A).ltrim('-');
+    if (Arg == "time-trace")
+      return T.Enabled = true;
+    if (Arg.consume_front("time-trace=") ||
+        Arg.consume_front("time-trace-file=")) {
+      T.File = Arg.str();
+      return T.Enabled = true;
+    }
+    if (Arg.consume_front("time-trace-granularity="))
+      return !Arg.getAsInteger(10, T.Granularity);
+    return false;
+  });
+  return T;
+}
+
+void printCommand(StringRef What, ArrayRef<std::string> Args) {
+  errs() << ToolName << ": " << What << ": ld.lld";
+  for (const std::string &Arg : Args) {
+    errs() << ' ';
+    sys::printArg(errs(), Arg, /*Quote=*/true);
+  }
+  errs() << '\n';
+}
+
+int fail(Error E) {
+  logAllUnhandledErrors(std::move(E), WithColor::error(errs(), ToolName));
+  return 1;
+}
+
+/// The host link as asked for, plus \p Extra.
+int linkHost(const LinkCommandLine &CL, ArrayRef<std::string> Extra) {
+  std::vector<std::string> Args = CL.LLDArgs;
+  llvm::append_range(Args, Extra);
+  if (CL.Offload.Verbose || CL.Offload.DryRun)
+    printCommand("host link", Args);
+  if (CL.Offload.DryRun)
+    return 0;
+  return runLLD(Args, outs(), errs());
+}
+
+int link(ArrayRef<const char *> Argv) {
+  // Split our --offload-* options from LLD's.
+  Expected<LinkCommandLine> Parsed =
+      parseLinkCommandLine(Argv.drop_front(), LLD_OFFLOAD_RUNTIME_PATH);
+  if (!Parsed)
+    return fail(Parsed.takeError());
+  LinkCommandLine &CL = *Parsed;
+  const OffloadOptions &Opts = CL.Offload;
+  TimeTrace Trace = takeTimeTraceOptions(CL.LLDArgs);
+  if (Trace.Enabled)
+    timeTraceProfilerInitialize(Trace.Granularity, ToolName);
+  scope_exit WriteTrace([&] {
+    if (!Trace.Enabled)
+      return;
+    if (Error E = timeTraceProfilerWrite(Trace.File, CL.Output))
+      fail(std::move(E));
+    timeTraceProfilerCleanup();
+  });
+
+  // Nothing of ours to do: LLD alone, exactly as ld.lld would link. A fat
+  // relocatable link keeps device code as it is: LLD merges the sections.
+  if (Opts.Disabled || CL.InfoOnly ||
+      (CL.Relocatable && Opts.Relocatable == RelocatableMode::Fat))
+    return linkHost(CL, {});
+
+  // Ask LLD which files and archive members this link loads.
+  Expected<std::vector<std::string>> Loaded = [&] {
+    Pass P("find the inputs LLD loads", Opts.Verbose);
+    return traceLoadedInputs(CL.LLDArgs);
+  }();
+  if (!Loaded)
+    return fail(Loaded.takeError());
+
+  // Find the device code in them.
+  DeviceInputs Inputs;
+  {
+    Pass P("find device code", Opts.Verbose);
+    if (Error E = Inputs.scanTracedInputs(*Loaded))
+      return fail(std::move(E));
+  }
+  if (Opts.Verbose)
+    for (const DeviceImage &Image : Inputs.images())
+      errs() << ToolName << ": device image " << describeImage(*Image.Image)
+             << " in " << Image.Where << "\n";
+
+  // Images already registered by an input (clang-linker-wrapper's wrapper
+  // object) or none at all: the host link as it was asked for.
+  if (const std::optional<std::string> &By = Inputs.alreadyRegisteredBy()) {
+    if (Opts.Verbose)
+      errs() << ToolName << ": " << *By
+             << " registers the device images already; linking the host only\n";
+    return linkHost(CL, {});
+  }
+  if (Inputs.images().empty())
+    return linkHost(CL, {});
+
+  // Group the images into device links, refusing what cannot be linked
+  // before any work is done.
+  Expected<std::vector<DeviceLinkJob>> Jobs = planDeviceLinks(Inputs.images());
+  if (!Jobs)
+    return fail(Jobs.takeError());
+
+  // Somewhere for the device images, the linked images and the registration
+  // object; gone after the link unless --offload-save-temps.
+  Expected<std::unique_ptr<WorkDir>> Dir =
+      WorkDir::create(CL.Output, Opts.SaveTemps);
+  if (!Dir)
+    return fail(Dir.takeError());
+
+  // Write each job's images out and build its LLD command line.
+  HostLinkInfo Host = getHostLinkInfo(CL.LLDArgs);
+  std::vector<PreparedDeviceLink> Links;
+  for (const DeviceLinkJob &Job : *Jobs) {
+    Expected<PreparedDeviceLink> Link =
+        prepareDeviceLink(Job, Host, Opts, **Dir);
+    if (!Link)
+      return fail(Link.takeError());
+    if (Opts.Verbose || Opts.DryRun)
+      printCommand("device link " + Job.name() + " (" +
+                       std::to_string(Job.Images.size()) + " images)",
+                   Link->Args);
+    Links.push_back(std::move(*Link));
+  }
+  if (Opts.DryRun)
+    return linkHost(CL, {"<registration object>"});
+
+  // Link the device images, in parallel when asked.
+  {
+    Pass P("device links", Opts.Verbose);
+    std::string Self = sys::fs::getMainExecutable(Argv[0], (void *)&fail);
+    if (Error E = runDeviceLinks(Links, Opts, Self, **Dir))
+      return fail(std::move(E));
+  }
+
+  // Build the object that registers the linked images at startup.
+  Expected<std::string> Registration = [&] {
+    Pass P("registration object", Opts.Verbose);
+    return writeRegistrationObject(Links, Host.HostTriple, CL.Relocatable,
+                                   **Dir);
+  }();
+  if (!Registration)
+    return fail(Registration.takeError());
+
+  // Link the host with the registration object and, for OpenMP, the offload
+  // runtime (searched last in the LLVM library directory).
+  std::vector<std::string> Extra = {*Registration};
+  if (!CL.Relocatable && !linksOffloadRuntime(CL.LLDArgs))
+    llvm::append_range(Extra,
+                       std::vector<std::string>{"--push-state", "-Bdynamic",
+                                                "-L" + Opts.RuntimePath,
+                                                "-lomptarget", "--pop-state"});
+  Pass P("host link", Opts.Verbose);
+  return linkHost(CL, Extra);
+}
+
+} // namespace
+
+int main(int Argc, char **Argv) {
+  InitLLVM X(Argc, Argv);
+  // A parallel device link runs here, in a worker process of its own.
+  if (Argc > 1 && StringRef(Argv[1]) == WorkerFlag) {
+    std::vector<std::string> Args(Argv + 2, Argv + Argc);
+    return runLLD(Args, outs(), errs());
+  }
+  return link(ArrayRef<const char *>(Argv, Argc));
+}
