@@ -4,20 +4,22 @@
 
 #include "llvm/BinaryFormat/Magic.h"
 #include "llvm/Object/ELFObjectFile.h"
+#include "llvm/Object/SymbolicFile.h"
+#include "llvm/TargetParser/Triple.h"
 
 using namespace llvm;
 using namespace llvm::object;
 
 namespace offload {
 
-static Error inputError(StringRef Name, const Twine &Msg) {
-  return createStringError(inconvertibleErrorCode(), Name + ": " + Msg);
-}
-
 /// Where a relocatable link (--offload-relocatable=link) keeps the images it
 /// has linked and registered.
 static constexpr StringRef RelocatableImagesSection =
     ".llvm.offloading.relocatable";
+
+static Error inputError(StringRef Name, const Twine &Msg) {
+  return createStringError(inconvertibleErrorCode(), Name + ": " + Msg);
+}
 
 /// Runtime entry points whose use marks an object that registers images.
 static bool isRegistrationCall(StringRef Name) {
@@ -25,63 +27,84 @@ static bool isRegistrationCall(StringRef Name) {
          Name == "__hipRegisterFatBinary";
 }
 
-Error DeviceInputs::scanTracedInputs(ArrayRef<std::string> Traced) {
-  for (StringRef Line : Traced) {
+/// "kind|triple": images that may resolve each other's symbols.
+static std::string targetKey(const OffloadImage &Image) {
+  return (Twine(static_cast<unsigned>(Image.TheOffloadKind)) + "|" +
+          Triple::normalize(Image.getTriple()))
+      .str();
+}
+
+Error DeviceInputs::scanLoadedInputs(const LoadedInputs &Loaded) {
+  ArchivePaths = Loaded.Archives;
+  std::vector<Candidate> Found;
+  for (StringRef Line : Loaded.Files) {
     // "archive(member)"; a plain path may contain parentheses too, so only a
-    // line ending in ')' whose archive part is a file is taken for a member.
+    // line ending in ')' is taken for a member.
     size_t Open = Line.find('(');
+    MemoryBufferRef Buffer;
     if (Line.ends_with(")") && Open != StringRef::npos) {
-      StringRef Archive = Line.take_front(Open);
-      StringRef Member = Line.drop_front(Open + 1).drop_back();
-      Expected<MemoryBufferRef> Buffer = archiveMember(Archive, Member);
-      if (!Buffer)
-        return Buffer.takeError();
-      if (Error E = scanInput(*Buffer, Line))
-        return E;
-      continue;
+      Expected<MemoryBufferRef> Member =
+          archiveMember(Line.take_front(Open),
+                        Line.drop_front(Open + 1).drop_back());
+      if (!Member)
+        return Member.takeError();
+      Buffer = *Member;
+    } else {
+      ErrorOr<std::unique_ptr<MemoryBuffer>> File = MemoryBuffer::getFile(
+          Line, /*IsText=*/false, /*RequiresNullTerminator=*/false);
+      if (std::error_code EC = File.getError())
+        return inputError(Line, "cannot read: " + EC.message());
+      Buffer = **File;
+      Files.push_back(std::move(*File));
     }
-    ErrorOr<std::unique_ptr<MemoryBuffer>> Buffer = MemoryBuffer::getFile(
-        Line, /*IsText=*/false, /*RequiresNullTerminator=*/false);
-    if (std::error_code EC = Buffer.getError())
-      return inputError(Line, "cannot read: " + EC.message());
-    MemoryBufferRef Ref = **Buffer;
-    Files.push_back(std::move(*Buffer));
-    if (Error E = scanInput(Ref, Line))
+    if (Error E = scanInput(Buffer, Line, &Found))
       return E;
   }
+  // Without a registration already there, everything loaded is linked.
+  if (!RegisteredBy)
+    for (const Candidate &C : Found)
+      if (Error E = take(C))
+        return E;
   return Error::success();
+}
+
+Expected<Archive *> DeviceInputs::openArchive(StringRef Path) {
+  auto It = Archives.find(Path);
+  if (It != Archives.end())
+    return It->second.get();
+  ErrorOr<std::unique_ptr<MemoryBuffer>> Buffer = MemoryBuffer::getFile(
+      Path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
+  if (std::error_code EC = Buffer.getError())
+    return inputError(Path, "cannot read: " + EC.message());
+  Expected<std::unique_ptr<Archive>> Lib = Archive::create(**Buffer);
+  if (!Lib)
+    return inputError(Path, toString(Lib.takeError()));
+  Files.push_back(std::move(*Buffer));
+  return Archives.try_emplace(Path, std::move(*Lib)).first->second.get();
 }
 
 Expected<MemoryBufferRef> DeviceInputs::archiveMember(StringRef ArchivePath,
                                                       StringRef Member) {
-  auto It = Archives.find(ArchivePath);
-  if (It == Archives.end()) {
-    ErrorOr<std::unique_ptr<MemoryBuffer>> Buffer = MemoryBuffer::getFile(
-        ArchivePath, /*IsText=*/false, /*RequiresNullTerminator=*/false);
-    if (std::error_code EC = Buffer.getError())
-      return inputError(ArchivePath, "cannot read: " + EC.message());
-    Expected<std::unique_ptr<Archive>> Lib = Archive::create(**Buffer);
-    if (!Lib)
-      return inputError(ArchivePath, toString(Lib.takeError()));
-    Files.push_back(std::move(*Buffer));
-    It = Archives.try_emplace(ArchivePath, std::move(*Lib)).first;
-  }
-  // LLD traces each extracted member once, in extraction order; members of
-  // the same name are told apart by how many were taken before.
+  Expected<Archive *> Lib = openArchive(ArchivePath);
+  if (!Lib)
+    return Lib.takeError();
+  // LLD traces each member it loads once; members of the same name are told
+  // apart by how many were loaded before.
   std::string Key = (ArchivePath + "(" + Member + ")").str();
   unsigned Skip = MembersTaken[Key]++;
   Error Err = Error::success();
-  for (const Archive::Child &Child : It->second->children(Err)) {
+  for (const Archive::Child &Child : (*Lib)->children(Err)) {
     Expected<StringRef> Name = Child.getName();
-    if (!Name)
+    if (!Name) {
+      consumeError(std::move(Err));
       return inputError(ArchivePath, toString(Name.takeError()));
+    }
     if (*Name != Member || Skip-- != 0)
       continue;
     Expected<MemoryBufferRef> Buffer = Child.getMemoryBufferRef();
+    consumeError(std::move(Err));
     if (!Buffer)
       return inputError(Key, toString(Buffer.takeError()));
-    if (Err)
-      consumeError(std::move(Err));
     return *Buffer;
   }
   if (Err)
@@ -89,7 +112,8 @@ Expected<MemoryBufferRef> DeviceInputs::archiveMember(StringRef ArchivePath,
   return inputError(Key, "member not found in the archive LLD loaded it from");
 }
 
-Error DeviceInputs::scanInput(MemoryBufferRef Buffer, StringRef Name) {
+Error DeviceInputs::scanInput(MemoryBufferRef Buffer, StringRef Name,
+                              std::vector<Candidate> *Found) {
   file_magic Magic = identify_magic(Buffer.getBuffer());
   // Shared libraries register their own images; linker scripts and other
   // files hold none.
@@ -110,8 +134,10 @@ Error DeviceInputs::scanInput(MemoryBufferRef Buffer, StringRef Name) {
         consumeError(SymName.takeError());
         continue;
       }
-      if ((*Flags & SymbolRef::SF_Undefined) && isRegistrationCall(*SymName))
+      if ((*Flags & SymbolRef::SF_Undefined) && isRegistrationCall(*SymName)) {
         CallsRegistration = true;
+        CallsOpenMPRegistration |= *SymName == "__tgt_register_lib";
+      }
     }
     for (const SectionRef &Sec : (*Obj)->sections()) {
       Expected<StringRef> SecName = Sec.getName();
@@ -128,20 +154,121 @@ Error DeviceInputs::scanInput(MemoryBufferRef Buffer, StringRef Name) {
   size_t Before = Finder.binaries().size();
   if (Error E = Finder.addBuffer(Buffer, Name))
     return E;
-  for (const FoundOffloadBinary &Found : Finder.binaries().drop_front(Before)) {
+  for (const FoundOffloadBinary &Bin : Finder.binaries().drop_front(Before)) {
     // Images a relocatable link already linked and registered.
-    if (Found.Origin.Section == RelocatableImagesSection)
+    if (Bin.Origin.Section == RelocatableImagesSection)
       continue;
     // An object that embeds images and registers them (clang-linker-wrapper's
     // or offload-wrapper's output) means this link's images are taken care
-    // of: we must not register them a second time.
+    // of: they must not be registered a second time.
     if (CallsRegistration) {
       if (!RegisteredBy)
         RegisteredBy = Name.str();
       continue;
     }
-    for (const OffloadImage &Image : Found.Binary.Images)
-      Images.push_back({&Image, Name.str(), Found.Origin.describe()});
+    for (const OffloadImage &Image : Bin.Binary.Images)
+      Found->push_back({&Image, Name.str(), Bin.Origin.describe()});
+  }
+  return Error::success();
+}
+
+Error DeviceInputs::take(const Candidate &C) {
+  Images.push_back({C.Image, C.Input, C.Where});
+  return noteSymbols(*C.Image, Uses[targetKey(*C.Image)]);
+}
+
+Error DeviceInputs::noteSymbols(const OffloadImage &Image, SymbolUse &Use) {
+  MemoryBufferRef Buffer(Image.Image, "device image");
+  file_magic Magic = identify_magic(Image.Image);
+  if (Magic != file_magic::elf_relocatable && Magic != file_magic::bitcode)
+    return Error::success();
+  Expected<std::unique_ptr<SymbolicFile>> Symbols =
+      SymbolicFile::createSymbolicFile(Buffer, Magic, &Context);
+  if (!Symbols)
+    return createStringError(inconvertibleErrorCode(),
+                             "cannot read the symbols of a device image: " +
+                                 toString(Symbols.takeError()));
+  for (const BasicSymbolRef &Sym : (*Symbols)->symbols()) {
+    Expected<uint32_t> Flags = Sym.getFlags();
+    if (!Flags)
+      return Flags.takeError();
+    if (!(*Flags & BasicSymbolRef::SF_Global) ||
+        (*Flags & BasicSymbolRef::SF_FormatSpecific))
+      continue;
+    SmallString<64> Name;
+    raw_svector_ostream OS(Name);
+    if (Error E = Sym.printName(OS))
+      return E;
+    if (*Flags & BasicSymbolRef::SF_Undefined)
+      Use.Undefined.insert(Name);
+    else
+      Use.Defined.insert(Name);
+  }
+  return Error::success();
+}
+
+Error DeviceInputs::addArchiveMembersDeviceCodeNeeds(
+    ArrayRef<std::string> ExtractArchs) {
+  if (RegisteredBy)
+    return Error::success();
+  // The device images of every member the host link left out.
+  std::vector<Candidate> Left;
+  for (StringRef Path : ArchivePaths) {
+    Expected<Archive *> Lib = openArchive(Path);
+    if (!Lib)
+      return Lib.takeError();
+    StringMap<unsigned> Seen;
+    Error Err = Error::success();
+    for (const Archive::Child &Child : (*Lib)->children(Err)) {
+      Expected<StringRef> Name = Child.getName();
+      if (!Name) {
+        consumeError(std::move(Err));
+        return inputError(Path, toString(Name.takeError()));
+      }
+      std::string Key = (Path + "(" + *Name + ")").str();
+      if (Seen[Key]++ < MembersTaken.lookup(Key))
+        continue; // loaded by the host link, scanned already
+      Expected<MemoryBufferRef> Buffer = Child.getMemoryBufferRef();
+      if (!Buffer) {
+        consumeError(std::move(Err));
+        return inputError(Key, toString(Buffer.takeError()));
+      }
+      if (Error E = scanInput(*Buffer, Key, &Left)) {
+        consumeError(std::move(Err));
+        return E;
+      }
+    }
+    if (Err)
+      return inputError(Path, toString(std::move(Err)));
+  }
+
+  for (Candidate &C : Left)
+    if (is_contained(ExtractArchs, C.Image->getArch())) {
+      C.Taken = true;
+      if (Error E = take(C))
+        return E;
+    }
+
+  // Take members whose images define what the images taken so far need,
+  // until they need nothing more that a member defines.
+  for (bool Changed = true; Changed;) {
+    Changed = false;
+    for (Candidate &C : Left) {
+      if (C.Taken)
+        continue;
+      auto Use = Uses.find(targetKey(*C.Image));
+      if (Use == Uses.end() || Use->second.Undefined.empty())
+        continue;
+      SymbolUse Own;
+      if (Error E = noteSymbols(*C.Image, Own))
+        return E;
+      if (none_of(Own.Defined.keys(),
+                  [&](StringRef S) { return Use->second.needs(S); }))
+        continue;
+      C.Taken = Changed = true;
+      if (Error E = take(C))
+        return E;
+    }
   }
   return Error::success();
 }

@@ -11,8 +11,11 @@
 #define LLD_OFFLOAD_LLDPLUGIN_DEVICEINPUTS_H
 
 #include "format/FindOffloadBinaries.h"
+#include "lld-plugin/RunLLD.h"
 
 #include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/IR/LLVMContext.h"
 
 #include <optional>
 
@@ -30,9 +33,21 @@ struct DeviceImage {
 /// The device code of a link's loaded inputs.
 class DeviceInputs {
 public:
-  /// Searches the inputs named by an LLD --trace (one file or
-  /// "archive(member)" per line) for device code.
-  llvm::Error scanTracedInputs(llvm::ArrayRef<std::string> Traced);
+  /// Searches the files and archive members the host link loads for device
+  /// code.
+  llvm::Error scanLoadedInputs(const LoadedInputs &Loaded);
+
+  /// Adds the device code of archive members the host link left out when
+  /// device code needs it: a member whose image defines a symbol that the
+  /// images of the same offload kind and triple leave undefined (repeated
+  /// until nothing more is needed), and every image of an arch named in
+  /// \p ExtractArchs (--offload-extract).
+  llvm::Error addArchiveMembersDeviceCodeNeeds(
+      llvm::ArrayRef<std::string> ExtractArchs);
+
+  /// True if an input calls the OpenMP registration (a relocatable output
+  /// that registered its own images, for one): the link needs the runtime.
+  bool callsOpenMPRegistration() const { return CallsOpenMPRegistration; }
 
   /// Device images, in link order.
   llvm::ArrayRef<DeviceImage> images() const { return Images; }
@@ -45,17 +60,40 @@ public:
   }
 
 private:
-  llvm::Error scanInput(llvm::MemoryBufferRef Buffer, llvm::StringRef Name);
+  /// The device images of an input, kept aside until chosen.
+  struct Candidate {
+    const OffloadImage *Image;
+    std::string Input, Where;
+    bool Taken = false;
+  };
+  /// Symbols the images of one (offload kind, triple) define and need.
+  struct SymbolUse {
+    llvm::StringSet<> Defined, Undefined;
+    bool needs(llvm::StringRef Name) const {
+      return Undefined.contains(Name) && !Defined.contains(Name);
+    }
+  };
+
+  llvm::Error scanInput(llvm::MemoryBufferRef Buffer, llvm::StringRef Name,
+                        std::vector<Candidate> *Found);
+  llvm::Expected<llvm::object::Archive *> openArchive(llvm::StringRef Path);
   llvm::Expected<llvm::MemoryBufferRef> archiveMember(llvm::StringRef Archive,
                                                       llvm::StringRef Member);
+  llvm::Error take(const Candidate &C);
+  llvm::Error noteSymbols(const OffloadImage &Image, SymbolUse &Use);
 
   OffloadBinaryFinder Finder;
   std::vector<std::unique_ptr<llvm::MemoryBuffer>> Files;
   llvm::StringMap<std::unique_ptr<llvm::object::Archive>> Archives;
-  /// Members already taken from each archive, for duplicate member names.
+  /// Members loaded from each "archive(member)", for duplicate names.
   llvm::StringMap<unsigned> MembersTaken;
+  std::vector<std::string> ArchivePaths;
   std::vector<DeviceImage> Images;
   std::optional<std::string> RegisteredBy;
+  bool CallsOpenMPRegistration = false;
+  /// Symbol use per "kind|triple" of the images taken so far.
+  llvm::StringMap<SymbolUse> Uses;
+  llvm::LLVMContext Context;
 };
 
 } // namespace offload

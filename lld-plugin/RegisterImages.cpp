@@ -6,7 +6,9 @@
 #include "wrapper-ir/Emit.h"
 #include "wrapper-ir/Registration.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/xxhash.h"
 
 using namespace llvm;
 
@@ -14,8 +16,8 @@ namespace offload {
 
 Expected<std::string>
 writeRegistrationObject(ArrayRef<PreparedDeviceLink> Links,
-                        const Triple &HostTriple, bool Relocatable,
-                        const WorkDir &Dir) {
+                        const Triple &HostTriple, StringRef EntriesSection,
+                        bool Relocatable, const WorkDir &Dir) {
   // The OpenMP runtime takes each linked image with its metadata, as an
   // OffloadBinary of its own.
   std::vector<std::unique_ptr<MemoryBuffer>> Linked;
@@ -58,6 +60,7 @@ writeRegistrationObject(ArrayRef<PreparedDeviceLink> Links,
 
   RegistrationOptions Options;
   Options.Relocatable = Relocatable;
+  Options.EntriesSection = EntriesSection.str();
   LLVMContext Context;
   Expected<std::unique_ptr<Module>> M =
       buildRegistrationModule(Context, HostTriple, Images, Options);
@@ -69,6 +72,26 @@ writeRegistrationObject(ArrayRef<PreparedDeviceLink> Links,
   if (!Object)
     return Object.takeError();
   return Dir.write("registration.o", *Object);
+}
+
+Expected<RelocatableRegistration>
+planRelocatableRegistration(ArrayRef<PreparedDeviceLink> Links) {
+  uint64_t Hash = 0;
+  for (const PreparedDeviceLink &Link : Links) {
+    ErrorOr<std::unique_ptr<MemoryBuffer>> Image =
+        MemoryBuffer::getFile(Link.Output, /*IsText=*/false,
+                              /*RequiresNullTerminator=*/false);
+    if (std::error_code EC = Image.getError())
+      return createStringError(EC, "cannot read '%s': %s",
+                               Link.Output.c_str(), EC.message().c_str());
+    Hash = xxh3_64bits((*Image)->getBuffer()) ^ (Hash * 31);
+  }
+  RelocatableRegistration R;
+  R.EntriesSection = "llvm_offload_entries_" + utohexstr(Hash, true, 16);
+  R.Script = "SECTIONS {\n  " + R.EntriesSection +
+             " : { *(llvm_offload_entries " + R.EntriesSection +
+             ") }\n  /DISCARD/ : { *(.llvm.offloading) }\n}\n";
+  return R;
 }
 
 } // namespace offload

@@ -7,6 +7,7 @@
 #include "lld/Common/Driver.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/SmallVector.h"
+#include "llvm/Support/MemoryBuffer.h"
 
 LLD_HAS_DRIVER(elf)
 
@@ -26,20 +27,34 @@ int runLLD(llvm::ArrayRef<std::string> Args, llvm::raw_ostream &Out,
   return R.retCode;
 }
 
-llvm::Expected<std::vector<std::string>>
-traceLoadedInputs(llvm::ArrayRef<std::string> LLDArgs) {
+llvm::Expected<LoadedInputs>
+traceLoadedInputs(llvm::ArrayRef<std::string> LLDArgs,
+                  llvm::StringRef StatsFile) {
   std::vector<std::string> Args = probeArguments(LLDArgs);
   Args.push_back("--trace");
+  Args.push_back(("--print-archive-stats=" + StatsFile).str());
   std::string Out, Err;
   llvm::raw_string_ostream OutOS(Out), ErrOS(Err);
   if (runLLD(Args, OutOS, ErrOS) != 0)
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                    llvm::StringRef(Err).rtrim());
-  std::vector<std::string> Loaded;
+  LoadedInputs Loaded;
   for (llvm::StringRef Line : llvm::split(Out, '\n'))
     if (!Line.empty())
-      Loaded.push_back(Line.str());
-  return Loaded;
+      Loaded.Files.push_back(Line.str());
+
+  // members <tab> extracted <tab> archive, after a header line.
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> Stats =
+      llvm::MemoryBuffer::getFile(StatsFile);
+  if (!Stats)
+    return Loaded; // no archive in the link
+  for (llvm::StringRef Line : llvm::split((*Stats)->getBuffer(), '\n')) {
+    llvm::SmallVector<llvm::StringRef, 3> Fields;
+    Line.split(Fields, '\t', 2);
+    if (Fields.size() == 3 && Fields[0] != "members")
+      Loaded.Archives.push_back(Fields[2].str());
+  }
+  return std::move(Loaded);
 }
 
 bool canRunLLDAgain() { return LLDUsable; }

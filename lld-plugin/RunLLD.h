@@ -23,11 +23,22 @@ namespace offload {
 int runLLD(llvm::ArrayRef<std::string> Args, llvm::raw_ostream &Out,
            llvm::raw_ostream &Err);
 
+/// What a host link loads, in load order.
+struct LoadedInputs {
+  /// Files and "archive(member)"s, as LLD's --trace names them.
+  std::vector<std::string> Files;
+  /// Every archive the link searched, whether or not it took a member.
+  std::vector<std::string> Archives;
+};
+
 /// Runs \p LLDArgs as a probe: a link that writes nothing (see
-/// probeArguments()) and traces the files and archive members it loads.
-/// Returns them in load order, or LLD's messages as the error.
-llvm::Expected<std::vector<std::string>>
-traceLoadedInputs(llvm::ArrayRef<std::string> LLDArgs);
+/// probeArguments()) and reports the files, archive members and archives it
+/// loads. \p StatsFile is where LLD may write its archive statistics (LLD
+/// writes them to a file, never to the stream given to it). Fails with LLD's
+/// messages.
+llvm::Expected<LoadedInputs>
+traceLoadedInputs(llvm::ArrayRef<std::string> LLDArgs,
+                  llvm::StringRef StatsFile);
 
 /// True while LLD can still be called in this process (it cannot after it
 /// crashed).

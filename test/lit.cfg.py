@@ -24,6 +24,8 @@ tools = [
                                                 "offload-packager")),
     ToolSubst("%offload-wrapper", os.path.join(config.lld_offload_tools_dir,
                                                "offload-wrapper")),
+    ToolSubst("%ld-offload", os.path.join(config.lld_offload_tools_dir,
+                                          "ld.lld-offload")),
     ToolSubst("%llvm-bin", config.llvm_tools_dir),
 ]
 llvm_config.add_tool_substitutions(tools)
@@ -34,6 +36,16 @@ config.substitutions.append(("%llvm-lib", config.llvm_lib_dir))
 if os.path.exists(os.path.join(config.llvm_lib_dir, "libomptarget.so")):
     config.available_features.add("libomptarget")
 config.environment["LD_LIBRARY_PATH"] = config.llvm_lib_dir
+# Offloaded programs must run on the offload device, never fall back.
+config.environment["OMP_TARGET_OFFLOAD"] = "MANDATORY"
+
+# Compiling OpenMP for the host's CPU as offload target, and linking through
+# clang with ld.lld-offload as the linker.
+config.substitutions.append(
+    ("%clang-omp", "clang -fopenmp -fopenmp-targets=x86_64-pc-linux-gnu"))
+config.substitutions.append(
+    ("%link-offload", "-fuse-ld=lld --ld-path=" +
+     os.path.join(config.lld_offload_tools_dir, "ld.lld-offload")))
 
 # CUDA tests need a toolkit (nvlink, fatbinary, cudart); where it lives can be
 # set with CUDA_PATH.

@@ -106,6 +106,15 @@ int linkHost(const LinkCommandLine &CL, ArrayRef<std::string> Extra) {
   return runLLD(Args, outs(), errs());
 }
 
+/// The OpenMP offload runtime for a final link whose command line lacks it,
+/// searched last in the LLVM library directory.
+std::vector<std::string> runtimeArguments(const LinkCommandLine &CL) {
+  if (CL.Relocatable || linksOffloadRuntime(CL.LLDArgs))
+    return {};
+  return {"--push-state", "-Bdynamic", "-L" + CL.Offload.RuntimePath,
+          "-lomptarget", "--pop-state"};
+}
+
 int link(ArrayRef<const char *> Argv) {
   // Split our --offload-* options from LLD's.
   Expected<LinkCommandLine> Parsed =
@@ -131,10 +140,18 @@ int link(ArrayRef<const char *> Argv) {
       (CL.Relocatable && Opts.Relocatable == RelocatableMode::Fat))
     return linkHost(CL, {});
 
+  // Somewhere for what LLD reads from files: the probe's report, device
+  // images, linked images, the registration object. Gone after the link
+  // unless --offload-save-temps.
+  Expected<std::unique_ptr<WorkDir>> Dir =
+      WorkDir::create(CL.Output, Opts.SaveTemps);
+  if (!Dir)
+    return fail(Dir.takeError());
+
   // Ask LLD which files and archive members this link loads.
-  Expected<std::vector<std::string>> Loaded = [&] {
+  Expected<LoadedInputs> Loaded = [&] {
     Pass P("find the inputs LLD loads", Opts.Verbose);
-    return traceLoadedInputs(CL.LLDArgs);
+    return traceLoadedInputs(CL.LLDArgs, (*Dir)->path("archive-stats.txt"));
   }();
   if (!Loaded)
     return fail(Loaded.takeError());
@@ -143,7 +160,14 @@ int link(ArrayRef<const char *> Argv) {
   DeviceInputs Inputs;
   {
     Pass P("find device code", Opts.Verbose);
-    if (Error E = Inputs.scanTracedInputs(*Loaded))
+    if (Error E = Inputs.scanLoadedInputs(*Loaded))
+      return fail(std::move(E));
+  }
+
+  // Add what device code needs from archive members the host left out.
+  {
+    Pass P("find device code in unused archive members", Opts.Verbose);
+    if (Error E = Inputs.addArchiveMembersDeviceCodeNeeds(Opts.ExtractArchs))
       return fail(std::move(E));
   }
   if (Opts.Verbose)
@@ -159,21 +183,18 @@ int link(ArrayRef<const char *> Argv) {
              << " registers the device images already; linking the host only\n";
     return linkHost(CL, {});
   }
+  // No device code: the host link as asked for, with the runtime if an input
+  // registers images (a relocatable output that linked its own, say).
   if (Inputs.images().empty())
-    return linkHost(CL, {});
+    return linkHost(CL, Inputs.callsOpenMPRegistration()
+                            ? runtimeArguments(CL)
+                            : std::vector<std::string>());
 
   // Group the images into device links, refusing what cannot be linked
   // before any work is done.
   Expected<std::vector<DeviceLinkJob>> Jobs = planDeviceLinks(Inputs.images());
   if (!Jobs)
     return fail(Jobs.takeError());
-
-  // Somewhere for the device images, the linked images and the registration
-  // object; gone after the link unless --offload-save-temps.
-  Expected<std::unique_ptr<WorkDir>> Dir =
-      WorkDir::create(CL.Output, Opts.SaveTemps);
-  if (!Dir)
-    return fail(Dir.takeError());
 
   // Write each job's images out and build its LLD command line.
   HostLinkInfo Host = getHostLinkInfo(CL.LLDArgs);
@@ -200,23 +221,34 @@ int link(ArrayRef<const char *> Argv) {
       return fail(std::move(E));
   }
 
+  // A relocatable output that links device code now keeps its own entries
+  // section, so that it registers its images and no others.
+  std::string EntriesSection = "llvm_offload_entries";
+  std::vector<std::string> Extra;
+  if (CL.Relocatable) {
+    Expected<RelocatableRegistration> R = planRelocatableRegistration(Links);
+    if (!R)
+      return fail(R.takeError());
+    Expected<std::string> Script =
+        (*Dir)->write("relocatable.lds", R->Script);
+    if (!Script)
+      return fail(Script.takeError());
+    EntriesSection = R->EntriesSection;
+    Extra = {"-T", *Script};
+  }
+
   // Build the object that registers the linked images at startup.
   Expected<std::string> Registration = [&] {
     Pass P("registration object", Opts.Verbose);
-    return writeRegistrationObject(Links, Host.HostTriple, CL.Relocatable,
-                                   **Dir);
+    return writeRegistrationObject(Links, Host.HostTriple, EntriesSection,
+                                   CL.Relocatable, **Dir);
   }();
   if (!Registration)
     return fail(Registration.takeError());
+  Extra.push_back(*Registration);
 
-  // Link the host with the registration object and, for OpenMP, the offload
-  // runtime (searched last in the LLVM library directory).
-  std::vector<std::string> Extra = {*Registration};
-  if (!CL.Relocatable && !linksOffloadRuntime(CL.LLDArgs))
-    llvm::append_range(Extra,
-                       std::vector<std::string>{"--push-state", "-Bdynamic",
-                                                "-L" + Opts.RuntimePath,
-                                                "-lomptarget", "--pop-state"});
+  // Link the host with the registration object and the offload runtime.
+  llvm::append_range(Extra, runtimeArguments(CL));
   Pass P("host link", Opts.Verbose);
   return linkHost(CL, Extra);
 }

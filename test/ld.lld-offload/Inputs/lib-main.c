@@ -1,0 +1,6 @@
+#include <stdio.h>
+int lib_used(void);
+int main(void) {
+  printf("lib_used=%d\n", lib_used());
+  return 0;
+}
