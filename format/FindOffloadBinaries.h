@@ -53,7 +53,8 @@ public:
   /// keeps \p Buffer alive as long as this finder.
   llvm::Error addBuffer(llvm::MemoryBufferRef Buffer, llvm::StringRef Path);
 
-  /// Everything found so far, in input order.
+  /// Everything found so far, in input order. The views stay valid as long
+  /// as the finder; the list itself moves when more inputs are added.
   llvm::ArrayRef<FoundOffloadBinary> binaries() const { return Found; }
 
 private:

@@ -167,14 +167,14 @@ Error DeviceInputs::scanInput(MemoryBufferRef Buffer, StringRef Name,
       continue;
     }
     for (const OffloadImage &Image : Bin.Binary.Images)
-      Found->push_back({&Image, Name.str(), Bin.Origin.describe()});
+      Found->push_back({Image, Name.str(), Bin.Origin.describe()});
   }
   return Error::success();
 }
 
 Error DeviceInputs::take(const Candidate &C) {
   Images.push_back({C.Image, C.Input, C.Where});
-  return noteSymbols(*C.Image, Uses[targetKey(*C.Image)]);
+  return noteSymbols(C.Image, Uses[targetKey(C.Image)]);
 }
 
 Error DeviceInputs::noteSymbols(const OffloadImage &Image, SymbolUse &Use) {
@@ -243,7 +243,7 @@ Error DeviceInputs::addArchiveMembersDeviceCodeNeeds(
   }
 
   for (Candidate &C : Left)
-    if (is_contained(ExtractArchs, C.Image->getArch())) {
+    if (is_contained(ExtractArchs, C.Image.getArch())) {
       C.Taken = true;
       if (Error E = take(C))
         return E;
@@ -256,11 +256,11 @@ Error DeviceInputs::addArchiveMembersDeviceCodeNeeds(
     for (Candidate &C : Left) {
       if (C.Taken)
         continue;
-      auto Use = Uses.find(targetKey(*C.Image));
+      auto Use = Uses.find(targetKey(C.Image));
       if (Use == Uses.end() || Use->second.Undefined.empty())
         continue;
       SymbolUse Own;
-      if (Error E = noteSymbols(*C.Image, Own))
+      if (Error E = noteSymbols(C.Image, Own))
         return E;
       if (none_of(Own.Defined.keys(),
                   [&](StringRef S) { return Use->second.needs(S); }))

@@ -23,7 +23,9 @@ namespace offload {
 
 /// A device image found in a host link input.
 struct DeviceImage {
-  const OffloadImage *Image;
+  /// A copy of the finder's view: the views stay valid, the finder's list
+  /// does not (it grows).
+  OffloadImage Image;
   /// "a.o", "lib.a(m.o)": the input it came from.
   std::string Input;
   /// Where in that input, for messages.
@@ -62,7 +64,7 @@ public:
 private:
   /// The device images of an input, kept aside until chosen.
   struct Candidate {
-    const OffloadImage *Image;
+    OffloadImage Image;
     std::string Input, Where;
     bool Taken = false;
   };

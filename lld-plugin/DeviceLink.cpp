@@ -95,10 +95,10 @@ prepareDeviceLink(const DeviceLinkJob &Job, const HostLinkInfo &Host,
     Args.push_back("-plugin-opt=mcpu=" + Job.Arch);
 
   for (auto [N, Image] : llvm::enumerate(Job.Images)) {
-    bool Bitcode = Image->Image->TheImageKind == ImageKind::Bitcode;
+    bool Bitcode = Image->Image.TheImageKind == ImageKind::Bitcode;
     std::string Name =
         Job.name() + "." + std::to_string(N) + (Bitcode ? ".bc" : ".o");
-    Expected<std::string> Path = Dir.write(Name, Image->Image->Image);
+    Expected<std::string> Path = Dir.write(Name, Image->Image.Image);
     if (!Path)
       return Path.takeError();
     Args.push_back(*Path);
@@ -123,7 +123,7 @@ static Error deviceLinkError(const PreparedDeviceLink &Link,
                              StringRef Messages) {
   std::string Inputs;
   for (const DeviceImage *Image : Link.Job->Images)
-    Inputs += "\n  " + Image->Where + ": " + describeImage(*Image->Image);
+    Inputs += "\n  " + Image->Where + ": " + describeImage(Image->Image);
   return createStringError(inconvertibleErrorCode(),
                            "device link for " + Link.Job->name() +
                                " failed; its images:" + Inputs +

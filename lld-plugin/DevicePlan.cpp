@@ -51,11 +51,11 @@ static bool isCPUTarget(const Triple &T) {
 static Error imageError(const DeviceImage &Image, const Twine &Msg) {
   return createStringError(inconvertibleErrorCode(),
                            Image.Where + ": device image " +
-                               describeImage(*Image.Image) + ": " + Msg);
+                               describeImage(Image.Image) + ": " + Msg);
 }
 
 static Error checkImage(const DeviceImage &Image) {
-  const OffloadImage &I = *Image.Image;
+  const OffloadImage &I = Image.Image;
   Triple T(Triple::normalize(I.getTriple()));
   if (I.getTriple().empty() || T.getArch() == Triple::UnknownArch)
     return imageError(Image, "unknown target triple");
@@ -83,16 +83,16 @@ planDeviceLinks(ArrayRef<DeviceImage> Images) {
   StringSaver Saver(Alloc);
   std::vector<StringRef> Triples;
   for (const DeviceImage &Image : Images)
-    Triples.push_back(Saver.save(Triple::normalize(Image.Image->getTriple())));
+    Triples.push_back(Saver.save(Triple::normalize(Image.Image.getTriple())));
   auto KeyOf = [&](const DeviceImage &Image) {
-    return Key{static_cast<uint16_t>(Image.Image->TheOffloadKind),
+    return Key{static_cast<uint16_t>(Image.Image.TheOffloadKind),
                Triples[&Image - Images.data()]};
   };
   MapVector<Key, SetVector<StringRef>> Archs;
   for (const DeviceImage &Image : Images) {
     SetVector<StringRef> &Specific = Archs[KeyOf(Image)];
-    if (!isGeneric(Image.Image->getArch()))
-      Specific.insert(Image.Image->getArch());
+    if (!isGeneric(Image.Image.getArch()))
+      Specific.insert(Image.Image.getArch());
   }
 
   // One job per specific arch, or one generic job where there is none; each
@@ -108,11 +108,11 @@ planDeviceLinks(ArrayRef<DeviceImage> Images) {
       Job.TargetTriple = Triple(K.second);
       Job.Arch = Arch.str();
       for (const DeviceImage &Image : Images) {
-        StringRef ImageArch = Image.Image->getArch();
+        StringRef ImageArch = Image.Image.getArch();
         if (KeyOf(Image) != K || !(isGeneric(ImageArch) || ImageArch == Arch))
           continue;
         Job.Images.push_back(&Image);
-        Job.NeedsLTO |= Image.Image->TheImageKind == ImageKind::Bitcode;
+        Job.NeedsLTO |= Image.Image.TheImageKind == ImageKind::Bitcode;
       }
       Jobs.push_back(std::move(Job));
     }

@@ -153,8 +153,11 @@ int link(ArrayRef<const char *> Argv) {
     Pass P("find the inputs LLD loads", Opts.Verbose);
     return traceLoadedInputs(CL.LLDArgs, (*Dir)->path("archive-stats.txt"));
   }();
-  if (!Loaded)
-    return fail(Loaded.takeError());
+  // A host link that fails fails here: say what LLD said, as ld.lld would.
+  if (!Loaded) {
+    errs() << toString(Loaded.takeError()) << "\n";
+    return 1;
+  }
 
   // Find the device code in them.
   DeviceInputs Inputs;
@@ -172,7 +175,7 @@ int link(ArrayRef<const char *> Argv) {
   }
   if (Opts.Verbose)
     for (const DeviceImage &Image : Inputs.images())
-      errs() << ToolName << ": device image " << describeImage(*Image.Image)
+      errs() << ToolName << ": device image " << describeImage(Image.Image)
              << " in " << Image.Where << "\n";
 
   // Images already registered by an input (clang-linker-wrapper's wrapper
