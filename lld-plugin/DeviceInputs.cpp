@@ -126,6 +126,24 @@ Error DeviceInputs::scanInput(MemoryBufferRef Buffer, StringRef Name,
         ObjectFile::createObjectFile(Buffer);
     if (!Obj)
       return inputError(Name, toString(Obj.takeError()));
+    // Most inputs (every libc and libgcc member) carry no device code: the
+    // section headers say so before anything else is read.
+    bool HasDeviceCode = false;
+    for (const SectionRef &Sec : (*Obj)->sections()) {
+      Expected<StringRef> SecName = Sec.getName();
+      if (!SecName)
+        return inputError(Name, toString(SecName.takeError()));
+      if (SecName->starts_with("__CLANG_OFFLOAD_BUNDLE__"))
+        return inputError(Name, "holds an offload bundle (section " +
+                                    *SecName +
+                                    "); linking bundled device code is not "
+                                    "supported yet");
+      HasDeviceCode |=
+          SecName->starts_with(".llvm.offloading") ||
+          ELFSectionRef(Sec).getType() == ELF::SHT_LLVM_OFFLOADING;
+    }
+    if (!HasDeviceCode)
+      return Error::success();
     for (const SymbolRef &Sym : (*Obj)->symbols()) {
       Expected<uint32_t> Flags = Sym.getFlags();
       Expected<StringRef> SymName = Sym.getName();
@@ -138,16 +156,6 @@ Error DeviceInputs::scanInput(MemoryBufferRef Buffer, StringRef Name,
         CallsRegistration = true;
         CallsOpenMPRegistration |= *SymName == "__tgt_register_lib";
       }
-    }
-    for (const SectionRef &Sec : (*Obj)->sections()) {
-      Expected<StringRef> SecName = Sec.getName();
-      if (!SecName)
-        return inputError(Name, toString(SecName.takeError()));
-      if (SecName->starts_with("__CLANG_OFFLOAD_BUNDLE__"))
-        return inputError(Name, "holds an offload bundle (section " +
-                                    *SecName +
-                                    "); linking bundled device code is not "
-                                    "supported yet");
     }
   }
 

@@ -5,7 +5,7 @@ Each case runs both commands several times in fresh output directories and
 reports the best wall time and the peak RSS of each, and their ratios
 (LLVM / ours: above 1 means we are faster or smaller).
 
-  bench/compare.py [--build BUILD] [--size-mib N] [--repeat N] [--keep]
+  bench/packager.py [--build BUILD] [--size-mib N] [--repeat N]
 """
 import argparse
 import os

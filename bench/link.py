@@ -1,0 +1,117 @@
+#!/usr/bin/env python3
+"""Links OpenMP offload programs of 1, 10 and 100 translation units both
+ways, in one run, and prints wall time and peak RSS with the ratios:
+
+  upstream: clang -fopenmp -fopenmp-targets=x86_64-pc-linux-gnu -fuse-ld=lld
+            (clang -> clang-linker-wrapper -> clang -> ld.lld, wrapper, ld)
+  ours:     clang -fopenmp *.o -fuse-ld=lld --ld-path=ld.lld-offload
+
+Objects are compiled once, before timing. Each link runs --repeat times; the
+best wall time and the largest peak RSS (of the whole process tree) count.
+Ratios are upstream / ours: above 1 means we are faster or smaller.
+
+  bench/link.py [--build BUILD] [--units 1,10,100] [--repeat 5]
+"""
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+LLVM_BIN = "/usr/lib/llvm-22/bin"
+CLANG = os.path.join(LLVM_BIN, "clang")
+TARGETS = "-fopenmp-targets=x86_64-pc-linux-gnu"
+
+UNIT = """
+#pragma omp declare target
+int helper_%(n)d(int x) { return x * %(n)d + 1; }
+#pragma omp end declare target
+int unit_%(n)d(const int *data, int count) {
+  int sum = 0;
+#pragma omp target teams distribute parallel for reduction(+ : sum) \\
+    map(to : data[0 : count])
+  for (int i = 0; i < count; ++i)
+    sum += helper_%(n)d(data[i]);
+  return sum;
+}
+"""
+
+
+def make_program(work, units):
+    """Writes and compiles a program of `units` translation units."""
+    objects = []
+    for n in range(units):
+        src = os.path.join(work, "unit%d.c" % n)
+        with open(src, "w") as f:
+            f.write(UNIT % {"n": n})
+        objects.append(src[:-2] + ".o")
+    calls = "".join("  total += unit_%d(data, 64);\n" % n for n in range(units))
+    decls = "".join("int unit_%d(const int *, int);\n" % n for n in range(units))
+    with open(os.path.join(work, "main.c"), "w") as f:
+        f.write("#include <stdio.h>\n%sint main(void) {\n  int data[64];\n"
+                "  for (int i = 0; i < 64; ++i) data[i] = i;\n  long total = 0;\n"
+                "%s  printf(\"%%ld\\n\", total);\n  return 0;\n}\n"
+                % (decls, calls))
+    objects.append(os.path.join(work, "main.o"))
+    sources = [o[:-2] + ".c" for o in objects]
+    subprocess.check_call([CLANG, "-O2", "-fopenmp", TARGETS, "-c"] + sources,
+                          cwd=work)
+    return objects
+
+
+def measure(cmd, cwd, repeat):
+    best, peak = float("inf"), 0.0
+    for _ in range(repeat):
+        start = time.perf_counter()
+        proc = subprocess.Popen(cmd, cwd=cwd)
+        _, status, usage = os.wait4(proc.pid, 0)
+        elapsed = time.perf_counter() - start
+        if os.waitstatus_to_exitcode(status) != 0:
+            sys.exit("failed: " + " ".join(cmd))
+        best = min(best, elapsed)
+        peak = max(peak, usage.ru_maxrss / 1024.0)
+    return best, peak
+
+
+def main():
+    here = os.path.dirname(os.path.abspath(__file__))
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--build", default=os.path.join(here, "..", "build"))
+    parser.add_argument("--units", default="1,10,100")
+    parser.add_argument("--repeat", type=int, default=5)
+    args = parser.parse_args()
+    linker = os.path.join(os.path.abspath(args.build), "bin", "ld.lld-offload")
+    env = dict(os.environ, OMP_TARGET_OFFLOAD="MANDATORY",
+               LD_LIBRARY_PATH=os.path.join("/usr/lib/llvm-22", "lib"))
+
+    print("%-6s %12s %10s %8s %12s %10s %8s" % (
+        "units", "upstream s", "ours s", "speedup", "upstream MiB",
+        "ours MiB", "rss x"))
+    for units in [int(u) for u in args.units.split(",")]:
+        work = tempfile.mkdtemp(prefix="lld-offload-link-bench-")
+        try:
+            objects = make_program(work, units)
+            # Upstream gets LLD as its host linker too, so that only the
+            # pipelines differ.
+            upstream = [CLANG, "-fopenmp", TARGETS, "-fuse-ld=lld"] + objects + [
+                "-o", "up"]
+            ours = [CLANG, "-fopenmp"] + objects + [
+                "-fuse-ld=lld", "--ld-path=" + linker, "-o", "ours"]
+            t_up, m_up = measure(upstream, work, args.repeat)
+            t_ours, m_ours = measure(ours, work, args.repeat)
+            # Both programs must run and agree.
+            out_up = subprocess.check_output(["./up"], cwd=work, env=env)
+            out_ours = subprocess.check_output(["./ours"], cwd=work, env=env)
+            if out_up != out_ours:
+                sys.exit("outputs differ for %d units" % units)
+            print("%-6d %12.3f %10.3f %8.2f %12.1f %10.1f %8.2f" % (
+                units, t_up, t_ours, t_up / t_ours, m_up, m_ours,
+                m_up / m_ours))
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
