@@ -4,6 +4,7 @@
 
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/Support/StringSaver.h"
 
 using namespace llvm;
@@ -71,8 +72,43 @@ static Error checkImage(const DeviceImage &Image) {
   return Error::success();
 }
 
+/// A target ID is "<processor>[:<feature>(+|-)]...": an image built with a
+/// feature on cannot be linked with one built with it off, while one that
+/// leaves a feature unspecified goes with either. Images of one offload kind,
+/// triple and processor that set a feature both ways conflict.
+static Error checkTargetIDs(ArrayRef<DeviceImage> Images) {
+  // (kind|triple|processor|feature) -> the first image setting it, and how.
+  StringMap<std::pair<const DeviceImage *, bool>> Settings;
+  for (const DeviceImage &Image : Images) {
+    SmallVector<StringRef, 4> Parts;
+    Image.Image.getArch().split(Parts, ':');
+    for (StringRef Feature : ArrayRef(Parts).drop_front()) {
+      if (!Feature.ends_with("+") && !Feature.ends_with("-"))
+        return imageError(Image, "malformed target ID: feature '" + Feature +
+                                     "' must end in '+' or '-'");
+      bool On = Feature.back() == '+';
+      std::string Key =
+          (Twine(static_cast<unsigned>(Image.Image.TheOffloadKind)) + "|" +
+           Triple::normalize(Image.Image.getTriple()) + "|" + Parts.front() +
+           "|" + Feature.drop_back())
+              .str();
+      auto [It, New] = Settings.try_emplace(Key, &Image, On);
+      if (!New && It->second.second != On)
+        return createStringError(
+            inconvertibleErrorCode(),
+            "conflicting target IDs: " + It->second.first->Where + " has " +
+                describeImage(It->second.first->Image) + ", " + Image.Where +
+                " has " + describeImage(Image.Image) +
+                "; no device link can take both");
+    }
+  }
+  return Error::success();
+}
+
 Expected<std::vector<DeviceLinkJob>>
 planDeviceLinks(ArrayRef<DeviceImage> Images) {
+  if (Error E = checkTargetIDs(Images))
+    return std::move(E);
   for (const DeviceImage &Image : Images)
     if (Error E = checkImage(Image))
       return std::move(E);

@@ -31,9 +31,10 @@ struct DeviceLinkJob {
 };
 
 /// Groups \p Images into device links, in the order their groups first
-/// appear in the link. Fails for images no device link here can handle
-/// (GPU targets, unknown triples, images that are not objects or bitcode),
-/// naming the input and the image.
+/// appear in the link. Fails, naming the inputs and the images, for target
+/// IDs that conflict (a feature on in one image and off in another of the
+/// same processor) and for images no device link here can handle (GPU
+/// targets, unknown triples, images that are not objects or bitcode).
 llvm::Expected<std::vector<DeviceLinkJob>>
 planDeviceLinks(llvm::ArrayRef<DeviceImage> Images);
 
