@@ -22,6 +22,8 @@
 
 #include "wrapper-ir/RegistrationCommon.h"
 
+#include "format/OffloadBinary.h"
+
 #include "llvm/IR/Constants.h"
 #include "llvm/Transforms/Utils/ModuleUtils.h"
 
@@ -34,10 +36,6 @@ namespace {
 /// The fat-binary wrapper magics the runtimes check.
 constexpr uint32_t CudaFatMagic = 0x466243b1;
 constexpr uint32_t HIPFatMagic = 0x48495046;
-
-/// Offload kinds as stored in an entry's kind field.
-constexpr uint16_t EntryKindCuda = 2;
-constexpr uint16_t EntryKindHIP = 4;
 
 /// Entry flags (LLVM's OffloadEntryKindFlag): the low three bits say what a
 /// non-kernel entry is, the others qualify it.
@@ -162,8 +160,9 @@ private:
     Value *Constant = Bit(EntryConstant, 4, "constant");
     Value *Normalized = Bit(EntryNormalized, 5, "normalized");
     B.CreateCondBr(
-        B.CreateICmpEQ(Kind, ConstantInt::get(
-                                 I16, IsHIP ? EntryKindHIP : EntryKindCuda)),
+        B.CreateICmpEQ(Kind, ConstantInt::get(I16, static_cast<uint16_t>(
+                                           IsHIP ? OffloadKind::HIP
+                                                 : OffloadKind::Cuda))),
         IfKind, Next);
 
     B.SetInsertPoint(IfKind);
