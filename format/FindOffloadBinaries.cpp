@@ -165,26 +165,33 @@ Error OffloadBinaryFinder::scanArchive(MemoryBufferRef Buffer,
   Expected<std::unique_ptr<Archive>> Lib = Archive::create(Buffer);
   if (!Lib)
     return withContext(Where, Lib.takeError());
+  // A thin archive's members are files of their own; the archive keeps
+  // their buffers, and so must stay alive as long as our views, those found
+  // before an error in a later member included.
+  const Archive &TheArchive = **Lib;
+  Archives.push_back(std::move(*Lib));
+  // The iteration's error must be checked on every way out of the loop.
   Error Err = Error::success();
-  for (const Archive::Child &Child : (*Lib)->children(Err)) {
+  auto Fail = [&](Error E) {
+    consumeError(std::move(Err));
+    return E;
+  };
+  for (const Archive::Child &Child : TheArchive.children(Err)) {
     Expected<StringRef> MemberName = Child.getName();
     if (!MemberName)
-      return withContext(Where, MemberName.takeError());
-    // A thin archive's members are files of their own; the archive keeps
-    // their buffers, and so must stay alive as long as our views.
+      return Fail(withContext(Where, MemberName.takeError()));
     Expected<MemoryBufferRef> Member = Child.getMemoryBufferRef();
     if (!Member)
-      return withContext(Where, Member.takeError());
+      return Fail(withContext(Where, Member.takeError()));
     OffloadOrigin InMember = Where;
     InMember.Member = Where.Member.empty()
                           ? MemberName->str()
                           : Where.Member + ")(" + MemberName->str();
     if (Error E = scan(*Member, InMember))
-      return E;
+      return Fail(std::move(E));
   }
   if (Err)
     return withContext(Where, std::move(Err));
-  Archives.push_back(std::move(*Lib));
   return Error::success();
 }
 

@@ -25,6 +25,17 @@ template <typename T> T takeOrFail(llvm::Expected<T> E) {
   return std::move(*E);
 }
 
+/// True if \p E is success; otherwise fails the test with its message. Use
+/// as ASSERT_TRUE(succeeded(...)): llvm::cantFail() checks nothing in
+/// release builds.
+inline bool succeeded(llvm::Error E) {
+  if (E) {
+    ADD_FAILURE() << "unexpected error: " << llvm::toString(std::move(E));
+    return false;
+  }
+  return true;
+}
+
 /// The message of the error in \p E, or "" (and a test failure) on success.
 template <typename T> std::string errorMessage(llvm::Expected<T> E) {
   if (E) {
