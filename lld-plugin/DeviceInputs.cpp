@@ -2,6 +2,7 @@
 
 #include "lld-plugin/DeviceInputs.h"
 
+#include "llvm/ADT/StringSwitch.h"
 #include "llvm/BinaryFormat/Magic.h"
 #include "llvm/Object/ELFObjectFile.h"
 #include "llvm/Object/SymbolicFile.h"
@@ -16,6 +17,9 @@ namespace offload {
 /// has linked and registered.
 static constexpr StringRef RelocatableImagesSection =
     ".llvm.offloading.relocatable";
+
+/// Sections of objects bundled by clang-offload-bundler -type=o.
+static constexpr StringRef BundleSectionPrefix = "__CLANG_OFFLOAD_BUNDLE__";
 
 static Error inputError(StringRef Name, const Twine &Msg) {
   return createStringError(inconvertibleErrorCode(), Name + ": " + Msg);
@@ -133,11 +137,11 @@ Error DeviceInputs::scanInput(MemoryBufferRef Buffer, StringRef Name,
       Expected<StringRef> SecName = Sec.getName();
       if (!SecName)
         return inputError(Name, toString(SecName.takeError()));
-      if (SecName->starts_with("__CLANG_OFFLOAD_BUNDLE__"))
-        return inputError(Name, "holds an offload bundle (section " +
-                                    *SecName +
-                                    "); linking bundled device code is not "
-                                    "supported yet");
+      if (SecName->starts_with(BundleSectionPrefix)) {
+        if (Error E = addBundleSection(Sec, *SecName, Name, Found))
+          return E;
+        continue;
+      }
       HasDeviceCode |=
           SecName->starts_with(".llvm.offloading") ||
           ELFSectionRef(Sec).getType() == ELF::SHT_LLVM_OFFLOADING;
@@ -180,16 +184,69 @@ Error DeviceInputs::scanInput(MemoryBufferRef Buffer, StringRef Name,
   return Error::success();
 }
 
+Error DeviceInputs::addBundleSection(const SectionRef &Sec, StringRef SecName,
+                                     StringRef Name,
+                                     std::vector<Candidate> *Found) {
+  // An object made by clang-offload-bundler -type=o: the section holds one
+  // entry's file, named by its bundle entry ID
+  // <kind>-<arch>-<vendor>-<os>-<env>[-<target ID>]; the host entry is a
+  // placeholder.
+  StringRef ID = SecName.drop_front(BundleSectionPrefix.size());
+  SmallVector<StringRef, 6> Parts;
+  ID.split(Parts, '-', /*MaxSplit=*/5);
+  std::string Where = (Name + ":" + SecName).str();
+  if (Parts.size() < 5)
+    return inputError(Where, "malformed bundle entry ID '" + ID + "'");
+  if (Parts.front() == "host")
+    return Error::success();
+  OffloadKind Kind = StringSwitch<OffloadKind>(Parts.front())
+                         .Case("openmp", OffloadKind::OpenMP)
+                         .Cases({"hip", "hipv4"}, OffloadKind::HIP)
+                         .Default(OffloadKind::None);
+  if (Kind == OffloadKind::None)
+    return inputError(Where, "unknown offload kind '" + Parts.front() +
+                                 "' in bundle entry ID '" + ID + "'");
+  Expected<StringRef> Contents = Sec.getContents();
+  if (!Contents)
+    return inputError(Where, toString(Contents.takeError()));
+  OffloadImage Image;
+  Image.TheOffloadKind = Kind;
+  file_magic Magic = identify_magic(*Contents);
+  Image.TheImageKind = Magic == file_magic::bitcode ? ImageKind::Bitcode
+                       : Magic == file_magic::elf_relocatable
+                           ? ImageKind::Object
+                           : ImageKind::None;
+  Image.Image = *Contents;
+  Image.Strings = {
+      // Entry IDs spell every triple with four fields; AMDHSA's have an
+      // empty environment ("amdgcn-amd-amdhsa-"), which names nothing.
+      {"triple", Saver.save(join(ArrayRef(Parts).slice(1, Parts[4].empty()
+                                                            ? 3
+                                                            : 4),
+                                 "-"))},
+      {"arch", Parts.size() == 6 && !Parts[5].empty() ? Parts[5]
+                                                     : StringRef("generic")}};
+  Found->push_back({Image, Name.str(), Where});
+  return Error::success();
+}
+
 Error DeviceInputs::take(const Candidate &C) {
   Images.push_back({C.Image, C.Input, C.Where});
   return noteSymbols(C.Image, Uses[targetKey(C.Image)]);
 }
 
 Error DeviceInputs::noteSymbols(const OffloadImage &Image, SymbolUse &Use) {
-  MemoryBufferRef Buffer(Image.Image, "device image");
   file_magic Magic = identify_magic(Image.Image);
   if (Magic != file_magic::elf_relocatable && Magic != file_magic::bitcode)
     return Error::success();
+  // ELF headers are read in place and must be aligned; images in bundle
+  // sections and archive members often are not.
+  std::unique_ptr<MemoryBuffer> Copy;
+  MemoryBufferRef Buffer(Image.Image, "device image");
+  if (!isAddrAligned(Align(8), Image.Image.data())) {
+    Copy = MemoryBuffer::getMemBufferCopy(Image.Image, "device image");
+    Buffer = *Copy;
+  }
   Expected<std::unique_ptr<SymbolicFile>> Symbols =
       SymbolicFile::createSymbolicFile(Buffer, Magic, &Context);
   if (!Symbols)

@@ -1,9 +1,11 @@
 //===- lld-plugin/DeviceInputs.h - Device code in a link's inputs -*- C++ -*-=//
 //
-// Finds the device images in the files a host link loads. Which files and
-// archive members those are is LLD's decision (search paths, linker scripts,
-// --as-needed, lazy archive extraction...): a probe link asks LLD to --trace
-// them, and only what it loaded is searched for device code.
+// Finds the device images in the files a host link loads: OffloadBinaries in
+// .llvm.offloading sections and bitcode, and the entries of objects bundled
+// by clang-offload-bundler (__CLANG_OFFLOAD_BUNDLE__<entry ID> sections).
+// Which files and archive members those are is LLD's decision (search paths,
+// linker scripts, --as-needed, lazy archive extraction...): a probe link asks
+// LLD to --trace them, and only what it loaded is searched for device code.
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,6 +18,8 @@
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/IR/LLVMContext.h"
+#include "llvm/Object/ObjectFile.h"
+#include "llvm/Support/StringSaver.h"
 
 #include <optional>
 
@@ -81,6 +85,9 @@ private:
   llvm::Expected<llvm::object::Archive *> openArchive(llvm::StringRef Path);
   llvm::Expected<llvm::MemoryBufferRef> archiveMember(llvm::StringRef Archive,
                                                       llvm::StringRef Member);
+  llvm::Error addBundleSection(const llvm::object::SectionRef &Sec,
+                               llvm::StringRef SecName, llvm::StringRef Name,
+                               std::vector<Candidate> *Found);
   llvm::Error take(const Candidate &C);
   llvm::Error noteSymbols(const OffloadImage &Image, SymbolUse &Use);
 
@@ -96,6 +103,9 @@ private:
   /// Symbol use per "kind|triple" of the images taken so far.
   llvm::StringMap<SymbolUse> Uses;
   llvm::LLVMContext Context;
+  /// Strings of images made up from bundle entry IDs.
+  llvm::BumpPtrAllocator Alloc;
+  llvm::StringSaver Saver{Alloc};
 };
 
 } // namespace offload
