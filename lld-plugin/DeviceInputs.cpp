@@ -2,6 +2,9 @@
 
 #include "lld-plugin/DeviceInputs.h"
 
+#include "format/BundleEntryID.h"
+#include "format/OffloadBundle.h"
+
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/BinaryFormat/Magic.h"
 #include "llvm/Object/ELFObjectFile.h"
@@ -17,9 +20,6 @@ namespace offload {
 /// has linked and registered.
 static constexpr StringRef RelocatableImagesSection =
     ".llvm.offloading.relocatable";
-
-/// Sections of objects bundled by clang-offload-bundler -type=o.
-static constexpr StringRef BundleSectionPrefix = "__CLANG_OFFLOAD_BUNDLE__";
 
 static Error inputError(StringRef Name, const Twine &Msg) {
   return createStringError(inconvertibleErrorCode(), Name + ": " + Msg);
@@ -137,7 +137,7 @@ Error DeviceInputs::scanInput(MemoryBufferRef Buffer, StringRef Name,
       Expected<StringRef> SecName = Sec.getName();
       if (!SecName)
         return inputError(Name, toString(SecName.takeError()));
-      if (SecName->starts_with(BundleSectionPrefix)) {
+      if (SecName->starts_with(BundleMagic)) {
         if (Error E = addBundleSection(Sec, *SecName, Name, Found))
           return E;
         continue;
@@ -191,21 +191,20 @@ Error DeviceInputs::addBundleSection(const SectionRef &Sec, StringRef SecName,
   // entry's file, named by its bundle entry ID
   // <kind>-<arch>-<vendor>-<os>-<env>[-<target ID>]; the host entry is a
   // placeholder.
-  StringRef ID = SecName.drop_front(BundleSectionPrefix.size());
-  SmallVector<StringRef, 6> Parts;
-  ID.split(Parts, '-', /*MaxSplit=*/5);
+  StringRef IDText = SecName.drop_front(BundleMagic.size());
   std::string Where = (Name + ":" + SecName).str();
-  if (Parts.size() < 5)
-    return inputError(Where, "malformed bundle entry ID '" + ID + "'");
-  if (Parts.front() == "host")
+  Expected<BundleEntryID> ID = BundleEntryID::parse(IDText);
+  if (!ID)
+    return inputError(Where, toString(ID.takeError()));
+  if (ID->isHost())
     return Error::success();
-  OffloadKind Kind = StringSwitch<OffloadKind>(Parts.front())
+  OffloadKind Kind = StringSwitch<OffloadKind>(ID->Kind)
                          .Case("openmp", OffloadKind::OpenMP)
                          .Cases({"hip", "hipv4"}, OffloadKind::HIP)
                          .Default(OffloadKind::None);
   if (Kind == OffloadKind::None)
-    return inputError(Where, "unknown offload kind '" + Parts.front() +
-                                 "' in bundle entry ID '" + ID + "'");
+    return inputError(Where, "unknown offload kind '" + ID->Kind +
+                                 "' in bundle entry ID '" + IDText + "'");
   Expected<StringRef> Contents = Sec.getContents();
   if (!Contents)
     return inputError(Where, toString(Contents.takeError()));
@@ -217,15 +216,15 @@ Error DeviceInputs::addBundleSection(const SectionRef &Sec, StringRef SecName,
                            ? ImageKind::Object
                            : ImageKind::None;
   Image.Image = *Contents;
-  Image.Strings = {
-      // Entry IDs spell every triple with four fields; AMDHSA's have an
-      // empty environment ("amdgcn-amd-amdhsa-"), which names nothing.
-      {"triple", Saver.save(join(ArrayRef(Parts).slice(1, Parts[4].empty()
-                                                            ? 3
-                                                            : 4),
-                                 "-"))},
-      {"arch", Parts.size() == 6 && !Parts[5].empty() ? Parts[5]
-                                                     : StringRef("generic")}};
+  // Entry IDs spell AMDHSA triples with an empty environment
+  // ("amdgcn-amd-amdhsa-"), which names nothing: drop it.
+  std::string TripleText = ID->TargetTriple.str();
+  if (StringRef(TripleText).ends_with("-"))
+    TripleText.pop_back();
+  Image.Strings = {{"triple", Saver.save(TripleText)},
+                   {"arch", Saver.save(ID->TargetIDText.empty()
+                                           ? "generic"
+                                           : ID->TargetIDText)}};
   Found->push_back({Image, Name.str(), Where});
   return Error::success();
 }

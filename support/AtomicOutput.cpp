@@ -5,6 +5,8 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 
+#include <unistd.h>
+
 using namespace llvm;
 
 namespace offload {
@@ -15,11 +17,13 @@ static Error fileError(StringRef Path, const Twine &Msg) {
 }
 
 Error writeFileAtomically(StringRef Path,
-                          function_ref<Error(raw_ostream &)> Write) {
+                          function_ref<Error(OutputFileStream &)> Write) {
   if (Path == "-") {
-    if (Error E = Write(outs()))
-      return E;
     outs().flush();
+    OutputFileStream Stdout(STDOUT_FILENO);
+    if (Error E = Write(Stdout))
+      return E;
+    Stdout.flush();
     return Error::success();
   }
 
@@ -32,7 +36,7 @@ Error writeFileAtomically(StringRef Path,
                                toString(Temp.takeError()));
 
   Error Result = [&]() -> Error {
-    raw_fd_ostream OS(Temp->FD, /*shouldClose=*/false);
+    OutputFileStream OS(Temp->FD);
     if (Error E = Write(OS))
       return E;
     OS.flush();

@@ -24,6 +24,8 @@ tools = [
                                                 "offload-packager")),
     ToolSubst("%offload-wrapper", os.path.join(config.lld_offload_tools_dir,
                                                "offload-wrapper")),
+    ToolSubst("%offload-bundler", os.path.join(config.lld_offload_tools_dir,
+                                               "offload-bundler")),
     ToolSubst("%ld-offload", os.path.join(config.lld_offload_tools_dir,
                                           "ld.lld-offload")),
     ToolSubst("%llvm-bin", config.llvm_tools_dir),
@@ -46,6 +48,10 @@ config.substitutions.append(
 config.substitutions.append(
     ("%link-offload", "-fuse-ld=lld --ld-path=" +
      os.path.join(config.lld_offload_tools_dir, "ld.lld-offload")))
+
+import shutil
+if shutil.which("zstd"):
+    config.available_features.add("zstd-tool")
 
 # CUDA tests need a toolkit (nvlink, fatbinary, cudart); where it lives can be
 # set with CUDA_PATH.

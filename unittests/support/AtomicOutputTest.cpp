@@ -163,12 +163,13 @@ TEST_F(AtomicOutputTest, RenameFailureRemovesTemporary) {
   EXPECT_EQ(contents(path("taken/file")), "x");
 }
 
-// "-" hands the writer standard output and passes its error through.
+// "-" hands the writer a stream on standard output and passes its error
+// through.
 TEST_F(AtomicOutputTest, StandardOutput) {
   bool Called = false;
-  ASSERT_TRUE(succeeded(writeFileAtomically("-", [&](raw_ostream &OS) {
+  ASSERT_TRUE(succeeded(writeFileAtomically("-", [&](OutputFileStream &OS) {
     Called = true;
-    EXPECT_EQ(&OS, &outs());
+    EXPECT_EQ(OS.fd(), 1);
     return Error::success();
   })));
   EXPECT_TRUE(Called);

@@ -1,0 +1,77 @@
+//===- format/BundleEntryID.h - Offload bundle entry and target IDs -*- C++ -*-//
+//
+// A bundle entry ID names one entry of an offload bundle:
+//   <offload kind>-<arch>-<vendor>-<os>-<environment>[-<target ID>]
+// e.g. hipv4-amdgcn-amd-amdhsa--gfx90a:xnack+ or host-x86_64-unknown-linux-gnu-.
+// A target ID is <processor>(:<feature>(+|-))*. These are the rules
+// clang-offload-bundler applies; the linker uses the same ones.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LLD_OFFLOAD_FORMAT_BUNDLEENTRYID_H
+#define LLD_OFFLOAD_FORMAT_BUNDLEENTRYID_H
+
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+#include "llvm/TargetParser/Triple.h"
+
+#include <optional>
+#include <string>
+
+namespace offload {
+
+/// A target ID split into its processor and features (sorted by name).
+struct TargetID {
+  std::string Processor;
+  /// (feature, on) pairs; a feature not listed is "any".
+  llvm::SmallVector<std::pair<std::string, bool>, 2> Features;
+
+  /// Parses \p Text; an error names what is malformed (a feature without
+  /// '+'/'-', a feature given twice).
+  static llvm::Expected<TargetID> parse(llvm::StringRef Text);
+  /// The canonical form: the processor and the features in alphabetical
+  /// order.
+  std::string str() const;
+  /// The value of \p Feature: on, off, or std::nullopt for any.
+  std::optional<bool> feature(llvm::StringRef Feature) const;
+};
+
+/// True if a code object built for \p CodeObject can run on a processor
+/// configured as \p Target: same processor, and every feature the code object
+/// sets on or off is set the same way by the target.
+bool isTargetIDCompatible(const TargetID &CodeObject, const TargetID &Target);
+
+/// A parsed bundle entry ID.
+struct BundleEntryID {
+  std::string Kind;
+  llvm::Triple TargetTriple;
+  /// The target ID, or "" when there is none (or the processor is unknown,
+  /// as clang-offload-bundler treats it).
+  std::string TargetIDText;
+
+  /// Parses \p Text (five or six '-'-separated fields).
+  static llvm::Expected<BundleEntryID> parse(llvm::StringRef Text);
+  /// The normalized ID: the triple with four fields (three and an empty
+  /// environment for AMDHSA, as its runtimes expect), then the target ID.
+  std::string str() const;
+  bool isHost() const { return Kind == "host"; }
+  /// host, openmp, hip and hipv4 are the kinds bundles hold.
+  bool hasKnownKind() const;
+};
+
+/// Whether a code object's entry \p CodeObject may serve a request for
+/// \p Target: kinds equal or compatible (hip and hipv4 always; with
+/// \p HipOpenMPCompatible also hip* and openmp), triples compatible, target
+/// IDs compatible.
+bool isCodeObjectCompatible(const BundleEntryID &CodeObject,
+                            const BundleEntryID &Target,
+                            bool HipOpenMPCompatible = false);
+
+/// True if \p Processor is an AMDGPU or NVPTX processor LLVM knows, i.e. one
+/// that a target ID can name.
+bool isKnownOffloadProcessor(llvm::StringRef Processor);
+
+} // namespace offload
+
+#endif // LLD_OFFLOAD_FORMAT_BUNDLEENTRYID_H

@@ -1,0 +1,186 @@
+//===- format/ObjectBundle.cpp - Offload bundles inside objects -----------===//
+//
+// Object bundles are read with LLVM's object library and written with its
+// ObjCopy library, configured as clang-offload-bundler 22 configures the
+// llvm-objcopy it runs:
+//   bundling:   --add-section=<magic><ID>=<file> and
+//               --set-section-flags=<magic><ID>=readonly,exclude per entry;
+//   host entry: --regex --remove-section=<magic>.*
+//
+//===----------------------------------------------------------------------===//
+
+#include "format/ObjectBundle.h"
+
+#include "format/BundleEntryID.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/ObjCopy/CommonConfig.h"
+#include "llvm/ObjCopy/ConfigManager.h"
+#include "llvm/ObjCopy/ObjCopy.h"
+#include "llvm/Object/Binary.h"
+#include "llvm/Object/ObjectFile.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+#include <deque>
+
+using namespace llvm;
+using namespace llvm::object;
+
+namespace offload {
+
+static StringRef nameOf(MemoryBufferRef Object) {
+  StringRef Name = Object.getBufferIdentifier();
+  return Name.empty() ? StringRef("<object>") : Name;
+}
+
+static Error objectError(MemoryBufferRef Object, const Twine &Msg) {
+  return createStringError(inconvertibleErrorCode(),
+                           "'" + nameOf(Object) + "': " + Msg);
+}
+
+/// Parses \p Object as an object file; anything else (an archive, bitcode,
+/// a truncated or malformed object) is an error naming the file.
+static Expected<std::unique_ptr<ObjectFile>>
+openObject(MemoryBufferRef Object) {
+  Expected<std::unique_ptr<Binary>> Bin = createBinary(Object);
+  if (!Bin)
+    return objectError(Object,
+                       "not a valid object file: " + toString(Bin.takeError()));
+  if (!isa<ObjectFile>(**Bin))
+    return objectError(Object, "not an object file");
+  return std::unique_ptr<ObjectFile>(cast<ObjectFile>(Bin->release()));
+}
+
+namespace {
+/// A bundle section: its index, name and ID.
+struct BundleSection {
+  SectionRef Section;
+  StringRef Name;
+  StringRef ID;
+};
+} // namespace
+
+/// The bundle sections of \p Obj in section order. Section names that
+/// cannot be read are errors.
+static Expected<std::vector<BundleSection>>
+getBundleSections(const ObjectFile &Obj, MemoryBufferRef Object) {
+  std::vector<BundleSection> Sections;
+  unsigned Index = 0;
+  for (const SectionRef &Sec : Obj.sections()) {
+    Expected<StringRef> Name = Sec.getName();
+    if (!Name)
+      return objectError(
+          Object, "section " + Twine(Index) +
+                      ": cannot read the name: " + toString(Name.takeError()));
+    if (Name->starts_with(BundleMagic))
+      Sections.push_back({Sec, *Name, Name->drop_front(BundleMagic.size())});
+    ++Index;
+  }
+  return Sections;
+}
+
+Expected<bool> hasBundleSections(MemoryBufferRef Object) {
+  Expected<std::unique_ptr<ObjectFile>> Obj = openObject(Object);
+  if (!Obj)
+    return Obj.takeError();
+  Expected<std::vector<BundleSection>> Sections =
+      getBundleSections(**Obj, Object);
+  if (!Sections)
+    return Sections.takeError();
+  return !Sections->empty();
+}
+
+Expected<std::vector<BundleEntry>> readObjectBundle(MemoryBufferRef Object) {
+  Expected<std::unique_ptr<ObjectFile>> Obj = openObject(Object);
+  if (!Obj)
+    return Obj.takeError();
+  Expected<std::vector<BundleSection>> Sections =
+      getBundleSections(**Obj, Object);
+  if (!Sections)
+    return Sections.takeError();
+
+  std::vector<BundleEntry> Entries;
+  for (const BundleSection &S : *Sections) {
+    if (Expected<BundleEntryID> ID = BundleEntryID::parse(S.ID); !ID)
+      return objectError(Object, "section '" + S.Name +
+                                     "': " + toString(ID.takeError()));
+    Expected<StringRef> Contents = S.Section.getContents();
+    if (!Contents)
+      return objectError(Object, "section '" + S.Name +
+                                     "': cannot read the contents: " +
+                                     toString(Contents.takeError()));
+    // getContents() checks the section against the file for ELF; make sure
+    // of it for every format before handing out a view.
+    StringRef Buffer = Object.getBuffer();
+    if (!Contents->empty() &&
+        (Contents->data() < Buffer.data() ||
+         Contents->data() + Contents->size() > Buffer.data() + Buffer.size()))
+      return objectError(Object, "section '" + S.Name +
+                                     "' extends past the end of the file");
+    Entries.push_back({S.ID, *Contents});
+  }
+  return Entries;
+}
+
+/// Runs the in-process objcopy configured by \p Config over \p Obj.
+static Expected<SmallVector<char, 0>>
+runObjcopy(const objcopy::ConfigManager &Config, ObjectFile &Obj,
+           MemoryBufferRef Object) {
+  SmallVector<char, 0> Out;
+  raw_svector_ostream OS(Out);
+  if (Error E = objcopy::executeObjcopyOnBinary(Config, Obj, OS))
+    return objectError(Object, toString(std::move(E)));
+  return std::move(Out);
+}
+
+Expected<SmallVector<char, 0>> getHostObject(MemoryBufferRef Object) {
+  Expected<std::unique_ptr<ObjectFile>> Obj = openObject(Object);
+  if (!Obj)
+    return Obj.takeError();
+  Expected<std::vector<BundleSection>> Sections =
+      getBundleSections(**Obj, Object);
+  if (!Sections)
+    return Sections.takeError();
+
+  // clang-offload-bundler removes the sections matching the regular
+  // expression <magic>.*; naming each one removes the same set.
+  objcopy::ConfigManager Config;
+  for (const BundleSection &S : *Sections)
+    if (Error E = Config.Common.ToRemove.addMatcher(
+            objcopy::NameOrPattern::create(S.Name, objcopy::MatchStyle::Literal,
+                                           [](Error E) { return E; })))
+      return objectError(Object, toString(std::move(E)));
+  return runObjcopy(Config, **Obj, Object);
+}
+
+Expected<SmallVector<char, 0>>
+writeObjectBundle(MemoryBufferRef Host, StringRef HostID,
+                  ArrayRef<BundleEntryToWrite> Entries) {
+  Expected<std::unique_ptr<ObjectFile>> Obj = openObject(Host);
+  if (!Obj)
+    return Obj.takeError();
+
+  // The config refers to names by StringRef: keep them alive here.
+  std::deque<std::string> Names;
+  StringSet<> Seen;
+  objcopy::ConfigManager Config;
+  static const char HostPlaceholder[1] = {0};
+  for (const BundleEntryToWrite &Entry : Entries) {
+    const std::string &Name = Names.emplace_back(BundleMagic.str() + Entry.ID);
+    if (!Seen.insert(Name).second)
+      return objectError(Host, "bundle entry ID '" + Entry.ID +
+                                   "' is given more than once");
+    StringRef Data =
+        Entry.ID == HostID ? StringRef(HostPlaceholder, 1) : Entry.Data;
+    Config.Common.AddSection.emplace_back(
+        Name, MemoryBuffer::getMemBufferCopy(Data, Name));
+    Config.Common.SetSectionFlags.try_emplace(
+        Name, objcopy::SectionFlagsUpdate{
+                  Name, objcopy::SectionFlag::SecReadonly |
+                            objcopy::SectionFlag::SecExclude});
+  }
+  return runObjcopy(Config, **Obj, Host);
+}
+
+} // namespace offload

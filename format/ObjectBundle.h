@@ -1,0 +1,45 @@
+//===- format/ObjectBundle.h - Offload bundles inside objects ---*- C++ -*-===//
+//
+// clang-offload-bundler -type=o keeps the host object and adds one section
+// per bundle entry, named __CLANG_OFFLOAD_BUNDLE__<entry ID>, flagged
+// read-only and excluded from links; the host entry's section holds a single
+// zero byte (the host code is the object itself). LLVM 22 runs llvm-objcopy
+// for this; here it is done in-process with LLVM's ObjCopy library.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LLD_OFFLOAD_FORMAT_OBJECTBUNDLE_H
+#define LLD_OFFLOAD_FORMAT_OBJECTBUNDLE_H
+
+#include "format/OffloadBundle.h"
+
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/Support/MemoryBufferRef.h"
+
+namespace offload {
+
+/// True if \p Object (any object file) has bundle sections.
+llvm::Expected<bool> hasBundleSections(llvm::MemoryBufferRef Object);
+
+/// The entries of an object bundle, in section order: each entry's ID (the
+/// section name after the magic) and the section's contents. The host
+/// entry's contents are the one-byte placeholder.
+llvm::Expected<std::vector<BundleEntry>>
+readObjectBundle(llvm::MemoryBufferRef Object);
+
+/// What unbundling the host entry gives: \p Object without any bundle
+/// section, as clang-offload-bundler makes it.
+llvm::Expected<llvm::SmallVector<char, 0>>
+getHostObject(llvm::MemoryBufferRef Object);
+
+/// Bundles: a copy of \p Host with a section per entry of \p Entries, in
+/// order; the entry whose ID is \p HostID gets the one-byte placeholder.
+/// Section names, flags and contents are those clang-offload-bundler 22
+/// gives.
+llvm::Expected<llvm::SmallVector<char, 0>>
+writeObjectBundle(llvm::MemoryBufferRef Host, llvm::StringRef HostID,
+                  llvm::ArrayRef<BundleEntryToWrite> Entries);
+
+} // namespace offload
+
+#endif // LLD_OFFLOAD_FORMAT_OBJECTBUNDLE_H

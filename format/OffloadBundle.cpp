@@ -1,0 +1,229 @@
+//===- format/OffloadBundle.cpp - clang-offload-bundler's bundles ---------===//
+
+#include "format/OffloadBundle.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/Endian.h"
+#include "llvm/Support/EndianStream.h"
+#include "llvm/Support/MathExtras.h"
+
+using namespace llvm;
+
+namespace offload {
+
+static const BundleType Types[] = {
+    {"i", BundleLayout::Text, "//"},      {"ii", BundleLayout::Text, "//"},
+    {"cui", BundleLayout::Text, "//"},    {"hipi", BundleLayout::Text, "//"},
+    {"d", BundleLayout::Text, "#"},       {"ll", BundleLayout::Text, ";"},
+    {"bc", BundleLayout::Binary, ""},     {"s", BundleLayout::Text, "#"},
+    {"o", BundleLayout::Object, ""},      {"a", BundleLayout::Archive, ""},
+    {"gch", BundleLayout::Binary, ""},    {"ast", BundleLayout::Binary, ""},
+};
+
+Expected<BundleType> getBundleType(StringRef Name) {
+  for (const BundleType &T : Types)
+    if (T.Name == Name)
+      return T;
+  return createStringError(inconvertibleErrorCode(),
+                           "'" + Name +
+                               "': invalid file type specified (expected "
+                               "i, ii, cui, hipi, d, ll, bc, s, o, a, gch or "
+                               "ast)");
+}
+
+bool isBinaryBundle(StringRef Data) { return Data.starts_with(BundleMagic); }
+
+static Error bundleError(StringRef Name, uint64_t Offset, const Twine &Msg) {
+  return createStringError(inconvertibleErrorCode(),
+                           Name + ": offset 0x" + utohexstr(Offset) + ": " +
+                               Msg);
+}
+
+Expected<std::vector<BundleEntry>> readBinaryBundle(StringRef Data,
+                                                    StringRef Name) {
+  if (!isBinaryBundle(Data))
+    return bundleError(Name, 0, "not an offload bundle (no " + BundleMagic +
+                                    " magic)");
+  uint64_t At = BundleMagic.size();
+  auto Read64 = [&](const char *What) -> Expected<uint64_t> {
+    if (Data.size() - At < 8)
+      return bundleError(Name, At,
+                         Twine("truncated bundle header: no room for the ") +
+                             What);
+    uint64_t V = support::endian::read64le(Data.data() + At);
+    At += 8;
+    return V;
+  };
+  Expected<uint64_t> Count = Read64("entry count");
+  if (!Count)
+    return Count.takeError();
+  // Each entry takes at least 24 header bytes: a count beyond that cannot be.
+  if (*Count > (Data.size() - At) / 24)
+    return bundleError(Name, At - 8,
+                       "entry count " + Twine(*Count) +
+                           " does not fit in the " + Twine(Data.size()) +
+                           "-byte bundle");
+  std::vector<BundleEntry> Entries;
+  for (uint64_t I = 0; I != *Count; ++I) {
+    uint64_t EntryAt = At;
+    Expected<uint64_t> Offset = Read64("entry offset");
+    if (!Offset)
+      return Offset.takeError();
+    Expected<uint64_t> Size = Read64("entry size");
+    if (!Size)
+      return Size.takeError();
+    Expected<uint64_t> IDSize = Read64("entry ID length");
+    if (!IDSize)
+      return IDSize.takeError();
+    if (*IDSize > Data.size() - At)
+      return bundleError(Name, At - 8,
+                         "entry " + Twine(I) + ": ID length " +
+                             Twine(*IDSize) + " runs past the end");
+    StringRef ID = Data.substr(At, *IDSize);
+    At += *IDSize;
+    if (*Offset > Data.size() || *Size > Data.size() - *Offset)
+      return bundleError(Name, EntryAt,
+                         "entry " + Twine(I) + " (" + ID + "): " +
+                             Twine(*Size) + " bytes at offset " +
+                             Twine(*Offset) + " run past the end of the " +
+                             Twine(Data.size()) + "-byte bundle");
+    Entries.push_back({ID, Data.substr(*Offset, *Size)});
+  }
+  // Payloads live after the header and apart from each other.
+  for (size_t I = 0; I != Entries.size(); ++I) {
+    uint64_t Begin = Entries[I].Data.data() - Data.data();
+    if (!Entries[I].Data.empty() && Begin < At)
+      return bundleError(Name, Begin,
+                         "entry " + Twine(I) + " (" + Entries[I].ID +
+                             ") overlaps the bundle header");
+    for (size_t J = 0; J != I; ++J) {
+      uint64_t OtherBegin = Entries[J].Data.data() - Data.data();
+      uint64_t End = Begin + Entries[I].Data.size();
+      uint64_t OtherEnd = OtherBegin + Entries[J].Data.size();
+      if (Begin < OtherEnd && OtherBegin < End)
+        return bundleError(Name, Begin,
+                           "entries " + Twine(J) + " (" + Entries[J].ID +
+                               ") and " + Twine(I) + " (" + Entries[I].ID +
+                               ") overlap");
+    }
+    for (size_t J = 0; J != I; ++J)
+      if (Entries[J].ID == Entries[I].ID)
+        return bundleError(Name, 0,
+                           "entry ID '" + Entries[I].ID + "' appears twice");
+  }
+  return std::move(Entries);
+}
+
+/// The header size and each payload's offset.
+static std::pair<uint64_t, std::vector<uint64_t>>
+layOutBinaryBundle(ArrayRef<BundleEntryToWrite> Entries, uint64_t Alignment) {
+  uint64_t Header = BundleMagic.size() + 8;
+  for (const BundleEntryToWrite &E : Entries)
+    Header += 24 + E.ID.size();
+  std::vector<uint64_t> Offsets;
+  uint64_t At = Header;
+  for (const BundleEntryToWrite &E : Entries) {
+    At = alignTo(At, std::max<uint64_t>(Alignment, 1));
+    Offsets.push_back(At);
+    At += E.Data.size();
+  }
+  return {Header, Offsets};
+}
+
+uint64_t getBinaryBundleSize(ArrayRef<BundleEntryToWrite> Entries,
+                             uint64_t Alignment) {
+  auto [Header, Offsets] = layOutBinaryBundle(Entries, Alignment);
+  return Entries.empty() ? Header
+                         : Offsets.back() + Entries.back().Data.size();
+}
+
+Error writeBinaryBundle(raw_ostream &OS, ArrayRef<BundleEntryToWrite> Entries,
+                        uint64_t Alignment, PayloadWriter WritePayload) {
+  auto [Header, Offsets] = layOutBinaryBundle(Entries, Alignment);
+  support::endian::Writer W(OS, endianness::little);
+  OS << BundleMagic;
+  W.write<uint64_t>(Entries.size());
+  for (size_t I = 0; I != Entries.size(); ++I) {
+    W.write<uint64_t>(Offsets[I]);
+    W.write<uint64_t>(Entries[I].Data.size());
+    W.write<uint64_t>(Entries[I].ID.size());
+    OS << Entries[I].ID;
+  }
+  uint64_t At = Header;
+  for (size_t I = 0; I != Entries.size(); ++I) {
+    OS.write_zeros(Offsets[I] - At);
+    if (Error E = WritePayload(I))
+      return E;
+    At = Offsets[I] + Entries[I].Data.size();
+  }
+  return Error::success();
+}
+
+void writeBinaryBundle(raw_ostream &OS, ArrayRef<BundleEntryToWrite> Entries,
+                       uint64_t Alignment) {
+  cantFail(writeBinaryBundle(OS, Entries, Alignment, [&](size_t I) {
+    OS << Entries[I].Data;
+    return Error::success();
+  }));
+}
+
+static std::string marker(StringRef Comment, StringRef What) {
+  return ("\n" + Comment + " " + BundleMagic + "__" + What + "__ ").str();
+}
+
+Expected<std::vector<BundleEntry>> readTextBundle(StringRef Data,
+                                                  StringRef Comment,
+                                                  StringRef Name) {
+  std::string Start = marker(Comment, "START"), End = marker(Comment, "END");
+  std::vector<BundleEntry> Entries;
+  size_t At = 0;
+  while ((At = Data.find(Start, At)) != StringRef::npos) {
+    size_t IDBegin = At + Start.size();
+    size_t IDEnd = Data.find('\n', IDBegin);
+    if (IDEnd == StringRef::npos)
+      return bundleError(Name, At, "bundle start marker without an ID line");
+    StringRef ID = Data.slice(IDBegin, IDEnd);
+    size_t BodyBegin = IDEnd + 1;
+    std::string EndLine = End + ID.str();
+    size_t BodyEnd = Data.find(EndLine, BodyBegin);
+    if (BodyEnd == StringRef::npos)
+      return bundleError(Name, At,
+                         "entry '" + ID + "' has no END marker");
+    Entries.push_back({ID, Data.slice(BodyBegin, BodyEnd)});
+    At = BodyEnd + EndLine.size();
+  }
+  return std::move(Entries);
+}
+
+Error writeTextBundle(raw_ostream &OS, ArrayRef<BundleEntryToWrite> Entries,
+                      StringRef Comment, PayloadWriter WritePayload) {
+  std::string Start = marker(Comment, "START"), End = marker(Comment, "END");
+  for (size_t I = 0; I != Entries.size(); ++I) {
+    OS << Start << Entries[I].ID << "\n";
+    if (Error E = WritePayload(I))
+      return E;
+    OS << End << Entries[I].ID << "\n";
+  }
+  return Error::success();
+}
+
+void writeTextBundle(raw_ostream &OS, ArrayRef<BundleEntryToWrite> Entries,
+                     StringRef Comment) {
+  cantFail(writeTextBundle(OS, Entries, Comment, [&](size_t I) {
+    OS << Entries[I].Data;
+    return Error::success();
+  }));
+}
+
+std::vector<BundleEntry> inBundlerOrder(ArrayRef<BundleEntry> Entries) {
+  StringMap<size_t> Index;
+  for (size_t I = 0; I != Entries.size(); ++I)
+    Index[Entries[I].ID] = I;
+  std::vector<BundleEntry> Ordered;
+  for (const auto &KV : Index)
+    Ordered.push_back(Entries[KV.getValue()]);
+  return Ordered;
+}
+
+} // namespace offload

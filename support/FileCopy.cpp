@@ -1,0 +1,63 @@
+//===- support/FileCopy.cpp - Copying file ranges without reading them ----===//
+
+#include "support/FileCopy.h"
+
+#include <cerrno>
+#include <unistd.h>
+#include <vector>
+
+using namespace llvm;
+
+namespace offload {
+
+static Error copyError(StringRef InName, const Twine &Msg) {
+  return createStringError(inconvertibleErrorCode(),
+                           "'" + InName + "': " + Msg);
+}
+
+Error appendFileRange(OutputFileStream &OS, int InFD, uint64_t Offset,
+                      uint64_t Size, StringRef InName) {
+  OS.flush();
+  if (std::error_code EC = OS.error())
+    return copyError(InName, "write failed: " + EC.message());
+  int OutFD = OS.fd();
+  off_t In = Offset;
+#ifdef __linux__
+  // The kernel copies (or shares extents) directly between the files.
+  while (Size) {
+    ssize_t N = ::copy_file_range(InFD, &In, OutFD, nullptr, Size, 0);
+    if (N > 0) {
+      Size -= N;
+      continue;
+    }
+    if (N < 0 && errno == EINTR)
+      continue;
+    if (N == 0)
+      return copyError(InName, "unexpected end of file");
+    break; // not supported between these files: copy by hand
+  }
+#endif
+  std::vector<char> Buffer(std::min<uint64_t>(Size, 1 << 20));
+  while (Size) {
+    ssize_t N = ::pread(InFD, Buffer.data(),
+                        std::min<uint64_t>(Size, Buffer.size()), In);
+    if (N < 0 && errno == EINTR)
+      continue;
+    if (N <= 0)
+      return copyError(InName, N == 0 ? "unexpected end of file"
+                                      : "read failed");
+    for (ssize_t Done = 0; Done < N;) {
+      ssize_t W = ::write(OutFD, Buffer.data() + Done, N - Done);
+      if (W < 0 && errno == EINTR)
+        continue;
+      if (W <= 0)
+        return copyError(InName, "write failed");
+      Done += W;
+    }
+    In += N;
+    Size -= N;
+  }
+  return Error::success();
+}
+
+} // namespace offload

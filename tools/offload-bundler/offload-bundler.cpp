@@ -1,0 +1,519 @@
+//===- offload-bundler.cpp - Bundle and unbundle offload files ------------===//
+//
+// Flag-compatible with LLVM 22's clang-offload-bundler:
+//   offload-bundler -type=bc -targets=host-...,hip-...--gfx90a
+//                   -input=h.bc -input=d.bc -output=b.bc [-compress]
+//   offload-bundler -type=bc -unbundle -input=b.bc -targets=... -output=...
+//   offload-bundler -type=bc -list -input=b.bc
+// including the OFFLOAD_BUNDLER_* and COMPRESSED_BUNDLE_FORMAT_VERSION
+// environment variables.
+//
+//===----------------------------------------------------------------------===//
+
+#include "format/BundleEntryID.h"
+#include "format/CompressedBundle.h"
+#include "format/DeviceArchive.h"
+#include "format/ObjectBundle.h"
+#include "format/OffloadBundle.h"
+#include "support/AtomicOutput.h"
+#include "support/FileCopy.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/BinaryFormat/Magic.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
+#include "llvm/Support/WithColor.h"
+
+using namespace llvm;
+using namespace offload;
+
+static cl::OptionCategory Category("clang-offload-bundler options");
+
+static cl::list<std::string>
+    InputFileNames("input", cl::desc("Input file. Can be specified multiple "
+                                     "times for multiple input files."),
+                   cl::cat(Category));
+static cl::list<std::string>
+    InputFileNamesDeprecated("inputs", cl::CommaSeparated,
+                             cl::desc("[<input file>,...] (deprecated)"),
+                             cl::cat(Category));
+static cl::list<std::string>
+    OutputFileNames("output", cl::desc("Output file. Can be specified "
+                                       "multiple times for multiple output "
+                                       "files."),
+                    cl::cat(Category));
+static cl::list<std::string>
+    OutputFileNamesDeprecated("outputs", cl::CommaSeparated,
+                              cl::desc("[<output file>,...] (deprecated)"),
+                              cl::cat(Category));
+static cl::list<std::string>
+    TargetNames("targets", cl::CommaSeparated,
+                cl::desc("[<offload kind>-<target triple>,...]"),
+                cl::cat(Category));
+static cl::opt<std::string> FilesType(
+    "type", cl::desc("Type of the files to be bundled/unbundled: i, ii, cui, "
+                     "hipi, d, ll, bc, s, o, a, gch, ast"),
+    cl::cat(Category));
+static cl::opt<bool> Unbundle("unbundle",
+                              cl::desc("Unbundle bundled file into several "
+                                       "output files."),
+                              cl::cat(Category));
+static cl::opt<bool> ListBundleIDs("list",
+                                   cl::desc("List bundle IDs in the bundled "
+                                            "file."),
+                                   cl::cat(Category));
+static cl::opt<bool> AllowMissingBundles(
+    "allow-missing-bundles",
+    cl::desc("Create empty files if bundles are missing when unbundling."),
+    cl::cat(Category));
+static cl::opt<unsigned> BundleAlignment("bundle-align",
+                                         cl::desc("Alignment of bundle for "
+                                                  "binary files"),
+                                         cl::init(1), cl::cat(Category));
+static cl::opt<bool> CheckInputArchive(
+    "check-input-archive",
+    cl::desc("Check if input heterogeneous archive is valid in terms of "
+             "TargetID rules."),
+    cl::cat(Category));
+static cl::opt<bool> HipOpenmpCompatible(
+    "hip-openmp-compatible",
+    cl::desc("Treat hip and hipv4 offload kinds as compatible with openmp "
+             "kind, and vice versa."),
+    cl::cat(Category));
+static cl::opt<bool> Compress("compress",
+                              cl::desc("Compress output file when bundling."),
+                              cl::cat(Category));
+static cl::opt<int> CompressionLevel("compression-level",
+                                     cl::desc("Specify the compression level "
+                                              "(integer)"),
+                                     cl::value_desc("n"), cl::cat(Category));
+static cl::opt<bool> Verbose("verbose", cl::desc("Print debug information."),
+                             cl::cat(Category));
+
+static StringRef ToolName;
+
+static Error fail(const Twine &Msg) {
+  return createStringError(inconvertibleErrorCode(), Msg);
+}
+
+namespace {
+/// Settings that options and the environment decide together.
+struct Settings {
+  bool Compress = false;
+  bool Verbose = false;
+  BundleCompression Compression;
+};
+} // namespace
+
+/// Options first, then, unless OFFLOAD_BUNDLER_IGNORE_ENV_VAR=1, the
+/// environment, as clang-offload-bundler reads them.
+static Settings getSettings() {
+  Settings S;
+  S.Compress = Compress;
+  S.Verbose = Verbose;
+  std::optional<std::string> Ignore =
+      sys::Process::GetEnv("OFFLOAD_BUNDLER_IGNORE_ENV_VAR");
+  if (!Ignore || *Ignore != "1") {
+    if (std::optional<std::string> V =
+            sys::Process::GetEnv("OFFLOAD_BUNDLER_VERBOSE"))
+      S.Verbose |= *V == "1";
+    if (std::optional<std::string> V =
+            sys::Process::GetEnv("OFFLOAD_BUNDLER_COMPRESS"))
+      S.Compress |= *V == "1";
+    if (std::optional<std::string> V =
+            sys::Process::GetEnv("OFFLOAD_BUNDLER_COMPRESSION_LEVEL")) {
+      int Level;
+      if (!StringRef(*V).getAsInteger(10, Level))
+        S.Compression.Level = Level;
+      else
+        errs() << "Warning: Invalid value for "
+                  "OFFLOAD_BUNDLER_COMPRESSION_LEVEL: "
+               << *V << ". Ignoring it.\n";
+    }
+    if (std::optional<std::string> V =
+            sys::Process::GetEnv("COMPRESSED_BUNDLE_FORMAT_VERSION")) {
+      uint16_t Version;
+      if (!StringRef(*V).getAsInteger(10, Version) &&
+          (Version == 2 || Version == 3))
+        S.Compression.Version = Version;
+      else
+        errs() << "Warning: Invalid value for "
+                  "COMPRESSED_BUNDLE_FORMAT_VERSION: "
+               << *V << ". Valid values are 2 or 3. Using default version "
+               << S.Compression.Version << ".\n";
+    }
+  }
+  if (CompressionLevel.getNumOccurrences())
+    S.Compression.Level = CompressionLevel;
+  return S;
+}
+
+static Expected<std::unique_ptr<MemoryBuffer>> readInput(StringRef Path) {
+  ErrorOr<std::unique_ptr<MemoryBuffer>> Buffer = MemoryBuffer::getFileOrSTDIN(
+      Path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
+  if (std::error_code EC = Buffer.getError())
+    return fail("'" + Path + "': " + EC.message());
+  return std::move(*Buffer);
+}
+
+namespace {
+/// An input: mapped (pages are read only where they are looked at) and, for
+/// files, open, so that payloads are copied by the kernel, never read here.
+struct InputFile {
+  std::string Path;
+  std::unique_ptr<MemoryBuffer> Buffer;
+  int FD = -1;
+
+  ~InputFile() {
+    if (FD >= 0)
+      sys::fs::closeFile(FD);
+  }
+
+  static Expected<std::unique_ptr<InputFile>> open(StringRef Path) {
+    auto In = std::make_unique<InputFile>();
+    In->Path = Path.str();
+    Expected<std::unique_ptr<MemoryBuffer>> Buffer = readInput(Path);
+    if (!Buffer)
+      return Buffer.takeError();
+    In->Buffer = std::move(*Buffer);
+    if (Path != "-") {
+      Expected<sys::fs::file_t> FD = sys::fs::openNativeFileForRead(Path);
+      if (!FD)
+        return fail("'" + Path + "': " + toString(FD.takeError()));
+      In->FD = *FD;
+    }
+    return std::move(In);
+  }
+
+  /// Appends \p Data, a view of this input's buffer, to \p OS.
+  Error copy(OutputFileStream &OS, StringRef Data) const {
+    if (FD < 0) {
+      OS << Data;
+      return Error::success();
+    }
+    return appendFileRange(OS, FD, Data.data() - Buffer->getBufferStart(),
+                           Data.size(), Path);
+  }
+
+  /// True if \p Data is a view of this input's bytes.
+  bool holds(StringRef Data) const {
+    StringRef All = Buffer->getBuffer();
+    return Data.data() >= All.data() && Data.end() <= All.end();
+  }
+};
+} // namespace
+
+/// The entries of a bundled file of \p Type: inflated first if compressed
+/// (several compressed bundles back to back each add their entries), then
+/// read by the type's layout. \p Storage keeps inflated bytes alive.
+static Expected<std::vector<BundleEntry>>
+readBundle(const BundleType &Type, StringRef Path, MemoryBufferRef Input,
+           std::vector<SmallVector<char, 0>> &Storage, bool VerifyHash) {
+  std::vector<StringRef> Parts = {Input.getBuffer()};
+  if (isCompressedBundle(Input.getBuffer())) {
+    Expected<std::vector<StringRef>> Split =
+        splitCompressedBundles(Input.getBuffer(), Path);
+    if (!Split)
+      return Split.takeError();
+    Parts.clear();
+    for (StringRef Part : *Split) {
+      Expected<SmallVector<char, 0>> Inflated =
+          decompressBundle(Part, Path, VerifyHash);
+      if (!Inflated)
+        return Inflated.takeError();
+      Storage.push_back(std::move(*Inflated));
+      Parts.push_back(StringRef(Storage.back().data(), Storage.back().size()));
+    }
+  }
+
+  std::vector<BundleEntry> All;
+  for (StringRef Part : Parts) {
+    if (Type.Layout == BundleLayout::Text) {
+      Expected<std::vector<BundleEntry>> Entries =
+          readTextBundle(Part, Type.Comment, Path);
+      if (!Entries)
+        return Entries.takeError();
+      llvm::append_range(All, *Entries);
+      continue;
+    }
+    if (Type.Layout == BundleLayout::Object &&
+        identify_magic(Part) != file_magic::unknown && !isBinaryBundle(Part)) {
+      Expected<std::vector<BundleEntry>> Entries =
+          readObjectBundle(MemoryBufferRef(Part, Path));
+      if (!Entries)
+        return Entries.takeError();
+      llvm::append_range(All, *Entries);
+      continue;
+    }
+    // Binary bundles, several back to back: each begins with the magic after
+    // the end of the previous one's payloads.
+    StringRef Rest = Part;
+    while (isBinaryBundle(Rest)) {
+      Expected<std::vector<BundleEntry>> Entries = readBinaryBundle(Rest, Path);
+      if (!Entries)
+        return Entries.takeError();
+      size_t End = 0;
+      for (const BundleEntry &E : *Entries)
+        End = std::max<size_t>(End, E.Data.end() - Rest.begin());
+      llvm::append_range(All, inBundlerOrder(*Entries));
+      size_t Next = Rest.find(BundleMagic, std::max<size_t>(End, 1));
+      if (Next == StringRef::npos)
+        break;
+      Rest = Rest.drop_front(Next);
+    }
+  }
+  return std::move(All);
+}
+
+static Error list(const BundleType &Type, const Settings &S) {
+  if (InputFileNames.size() != 1)
+    return fail("only one input file supported for listing");
+  Expected<std::unique_ptr<MemoryBuffer>> Input = readInput(InputFileNames[0]);
+  if (!Input)
+    return Input.takeError();
+  std::vector<SmallVector<char, 0>> Storage;
+  Expected<std::vector<BundleEntry>> Entries =
+      readBundle(Type, InputFileNames[0], **Input, Storage, S.Verbose);
+  if (!Entries)
+    return Entries.takeError();
+  for (const BundleEntry &E : *Entries)
+    outs() << E.ID << '\n';
+  return Error::success();
+}
+
+/// Parses and checks the -targets of a bundling: known kinds and triples, no
+/// conflicting target IDs, exactly one host unless all are HIP.
+static Expected<std::vector<std::string>> normalizedBundleTargets() {
+  std::vector<BundleEntryID> IDs;
+  unsigned Hosts = 0;
+  bool AllHIP = true;
+  for (StringRef Target : TargetNames) {
+    Expected<BundleEntryID> ID = BundleEntryID::parse(Target);
+    if (!ID)
+      return ID.takeError();
+    if (!ID->hasKnownKind())
+      return fail("invalid offload kind '" + ID->Kind + "' in '" + Target +
+                  "'");
+    if (ID->TargetTriple.getArch() == Triple::UnknownArch)
+      return fail("invalid target triple in '" + Target + "'");
+    Hosts += ID->isHost();
+    AllHIP &= ID->Kind == "hip" || ID->Kind == "hipv4";
+    IDs.push_back(std::move(*ID));
+  }
+  // Two target IDs of one processor conflict when one leaves a feature
+  // unspecified that the other sets ("gfx90a" and "gfx90a:xnack+").
+  for (size_t I = 0; I != IDs.size(); ++I)
+    for (size_t J = 0; J != I; ++J) {
+      if (IDs[I].TargetIDText.empty() || IDs[J].TargetIDText.empty())
+        continue;
+      Expected<TargetID> A = TargetID::parse(IDs[J].TargetIDText);
+      Expected<TargetID> B = TargetID::parse(IDs[I].TargetIDText);
+      if (!A)
+        return A.takeError();
+      if (!B)
+        return B.takeError();
+      if (A->Processor != B->Processor)
+        continue;
+      auto Names = [](const TargetID &T) {
+        std::vector<std::string> N;
+        for (const auto &F : T.Features)
+          N.push_back(F.first);
+        return N;
+      };
+      if (Names(*A) != Names(*B))
+        return fail("Cannot bundle inputs with conflicting targets: '" +
+                    TargetNames[J] + "' and '" + TargetNames[I] + "'");
+    }
+  if (Hosts != 1 && !AllHIP)
+    return fail("expecting exactly one host target but got " + Twine(Hosts));
+  std::vector<std::string> Normalized;
+  for (const BundleEntryID &ID : IDs)
+    Normalized.push_back(ID.str());
+  return Normalized;
+}
+
+static Error bundle(const BundleType &Type, const Settings &S) {
+  if (Type.Layout == BundleLayout::Archive)
+    return fail("Archive files are only supported for unbundling");
+  if (OutputFileNames.size() != 1)
+    return fail("only one output file supported in bundling mode");
+  if (InputFileNames.size() != TargetNames.size())
+    return fail("number of input files and targets should match in bundling "
+                "mode");
+  Expected<std::vector<std::string>> IDs = normalizedBundleTargets();
+  if (!IDs)
+    return IDs.takeError();
+
+  std::vector<std::unique_ptr<InputFile>> Inputs;
+  std::vector<BundleEntryToWrite> Entries;
+  std::optional<size_t> Host;
+  for (size_t I = 0; I != InputFileNames.size(); ++I) {
+    Expected<std::unique_ptr<InputFile>> In = InputFile::open(InputFileNames[I]);
+    if (!In)
+      return In.takeError();
+    Entries.push_back({(*IDs)[I], (*In)->Buffer->getBuffer()});
+    if (StringRef((*IDs)[I]).starts_with("host-"))
+      Host = I;
+    Inputs.push_back(std::move(*In));
+  }
+
+  // Objects carry their device code in sections; a host input that is no
+  // object gets a binary bundle, as with clang-offload-bundler.
+  bool HostIsObject =
+      Host && identify_magic(Entries[*Host].Data) != file_magic::unknown;
+  SmallVector<char, 0> Bundled;
+  if (Type.Layout == BundleLayout::Object && HostIsObject) {
+    Expected<SmallVector<char, 0>> Object =
+        writeObjectBundle(*Inputs[*Host]->Buffer, Entries[*Host].ID, Entries);
+    if (!Object)
+      return Object.takeError();
+    Bundled = std::move(*Object);
+  } else if (S.Compress) {
+    raw_svector_ostream OS(Bundled);
+    if (Type.Layout == BundleLayout::Text)
+      writeTextBundle(OS, Entries, Type.Comment);
+    else
+      writeBinaryBundle(OS, Entries, BundleAlignment);
+  } else {
+    // Streamed: the payloads go from the input files to the output file.
+    return writeFileAtomically(OutputFileNames[0], [&](OutputFileStream &OS) {
+      auto Copy = [&](size_t I) {
+        return Inputs[I]->copy(OS, Entries[I].Data);
+      };
+      if (Type.Layout == BundleLayout::Text)
+        return writeTextBundle(OS, Entries, Type.Comment, Copy);
+      return writeBinaryBundle(OS, Entries, BundleAlignment, Copy);
+    });
+  }
+
+  if (S.Compress) {
+    Expected<SmallVector<char, 0>> Compressed =
+        compressBundle(StringRef(Bundled.data(), Bundled.size()),
+                       S.Compression);
+    if (!Compressed)
+      return Compressed.takeError();
+    Bundled = std::move(*Compressed);
+  }
+  return writeFileAtomically(OutputFileNames[0],
+                             StringRef(Bundled.data(), Bundled.size()));
+}
+
+static Error unbundle(const BundleType &Type, const Settings &S) {
+  if (InputFileNames.size() != 1)
+    return fail("only one input file supported in unbundling mode");
+  if (OutputFileNames.size() != TargetNames.size())
+    return fail("number of output files and targets should match in "
+                "unbundling mode");
+  if (Type.Layout == BundleLayout::Archive) {
+    ArchiveUnbundleRequest R;
+    R.Input = InputFileNames[0];
+    R.Targets.assign(TargetNames.begin(), TargetNames.end());
+    R.Outputs.assign(OutputFileNames.begin(), OutputFileNames.end());
+    R.AllowMissingBundles = AllowMissingBundles;
+    R.CheckInputArchive = CheckInputArchive;
+    R.HipOpenMPCompatible = HipOpenmpCompatible;
+    return unbundleArchive(R);
+  }
+
+  Expected<std::unique_ptr<InputFile>> Input =
+      InputFile::open(InputFileNames[0]);
+  if (!Input)
+    return Input.takeError();
+  std::vector<SmallVector<char, 0>> Storage;
+  Expected<std::vector<BundleEntry>> Entries = readBundle(
+      Type, InputFileNames[0], *(*Input)->Buffer, Storage, S.Verbose);
+  if (!Entries)
+    return Entries.takeError();
+
+  // Every output is decided before any is written.
+  std::vector<StringRef> Contents(TargetNames.size());
+  std::vector<SmallVector<char, 0>> HostObjects;
+  for (size_t I = 0; I != TargetNames.size(); ++I) {
+    Expected<BundleEntryID> Want = BundleEntryID::parse(TargetNames[I]);
+    if (!Want)
+      return Want.takeError();
+    bool Found = false;
+    for (const BundleEntry &E : *Entries) {
+      Expected<BundleEntryID> Have = BundleEntryID::parse(E.ID);
+      if (!Have) {
+        consumeError(Have.takeError());
+        continue;
+      }
+      bool KindsMatch = Have->Kind == Want->Kind ||
+                        (StringRef(Have->Kind).starts_with("hip") &&
+                         StringRef(Want->Kind).starts_with("hip"));
+      if (!KindsMatch ||
+          !Have->TargetTriple.isCompatibleWith(Want->TargetTriple) ||
+          Have->TargetIDText != Want->TargetIDText)
+        continue;
+      Found = true;
+      Contents[I] = E.Data;
+      // The host entry of an object bundle is the object itself.
+      if (Type.Layout == BundleLayout::Object && Have->isHost() &&
+          E.Data == StringRef("\0", 1)) {
+        Expected<SmallVector<char, 0>> Host =
+            getHostObject(*(*Input)->Buffer);
+        if (!Host)
+          return Host.takeError();
+        HostObjects.push_back(std::move(*Host));
+        Contents[I] = StringRef(HostObjects.back().data(),
+                                HostObjects.back().size());
+      }
+      break;
+    }
+    if (!Found && !AllowMissingBundles)
+      return fail("Can't find bundles for " + TargetNames[I]);
+  }
+  for (size_t I = 0; I != TargetNames.size(); ++I)
+    if (Error E = writeFileAtomically(
+            OutputFileNames[I], [&](OutputFileStream &OS) -> Error {
+              if ((*Input)->holds(Contents[I]))
+                return (*Input)->copy(OS, Contents[I]);
+              OS << Contents[I];
+              return Error::success();
+            }))
+      return E;
+  return Error::success();
+}
+
+static Error run() {
+  for (const std::string &F : InputFileNamesDeprecated)
+    InputFileNames.push_back(F);
+  for (const std::string &F : OutputFileNamesDeprecated)
+    OutputFileNames.push_back(F);
+  if (FilesType.empty())
+    return fail("for the --type option: must be specified at least once!");
+  Expected<BundleType> Type = getBundleType(FilesType);
+  if (!Type)
+    return Type.takeError();
+  Settings S = getSettings();
+  if (ListBundleIDs) {
+    if (Unbundle)
+      return fail("-unbundle and -list cannot be used together");
+    return list(*Type, S);
+  }
+  if (Unbundle)
+    return unbundle(*Type, S);
+  return bundle(*Type, S);
+}
+
+int main(int Argc, char **Argv) {
+  InitLLVM X(Argc, Argv);
+  ToolName = sys::path::filename(Argv[0]);
+  cl::HideUnrelatedOptions(Category);
+  cl::ParseCommandLineOptions(
+      Argc, Argv,
+      "A tool to bundle several input files of the specified type <type> \n"
+      "referring to the same source file but different targets into a single \n"
+      "one. The resulting file can also be unbundled into different files by \n"
+      "this tool if -unbundle is provided.\n");
+  if (Error E = run()) {
+    logAllUnhandledErrors(std::move(E), WithColor::error(errs(), ToolName));
+    return EXIT_FAILURE;
+  }
+  return EXIT_SUCCESS;
+}
