@@ -11,36 +11,14 @@ import argparse
 import os
 import shutil
 import subprocess
-import sys
 import tempfile
-import time
+
+from benchlib import best_of
 
 LLVM_BIN = "/usr/lib/llvm-22/bin"
 TARGETS = ("host-x86_64-unknown-linux-gnu," +
            ",".join("hipv4-amdgcn-amd-amdhsa--gfx%s" % a
                     for a in ("90a", "942", "1100", "1030")))
-
-
-def run(cmd, cwd):
-    start = time.perf_counter()
-    proc = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.DEVNULL)
-    _, status, usage = os.wait4(proc.pid, 0)
-    if os.waitstatus_to_exitcode(status) != 0:
-        sys.exit("failed: " + " ".join(cmd))
-    return time.perf_counter() - start, usage.ru_maxrss / 1024.0
-
-
-def best_of(cmd, work, repeat):
-    times, rss = [], []
-    for i in range(repeat):
-        cwd = os.path.join(work, "run-%d" % i)
-        shutil.rmtree(cwd, ignore_errors=True)
-        os.makedirs(cwd)
-        t, m = run(cmd, cwd)
-        times.append(t)
-        rss.append(m)
-        shutil.rmtree(cwd, ignore_errors=True)
-    return min(times), max(rss)
 
 
 def main():

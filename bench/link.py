@@ -18,7 +18,8 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import time
+
+from benchlib import best_of
 
 LLVM_BIN = "/usr/lib/llvm-22/bin"
 CLANG = os.path.join(LLVM_BIN, "clang")
@@ -61,20 +62,6 @@ def make_program(work, units):
     return objects
 
 
-def measure(cmd, cwd, repeat):
-    best, peak = float("inf"), 0.0
-    for _ in range(repeat):
-        start = time.perf_counter()
-        proc = subprocess.Popen(cmd, cwd=cwd)
-        _, status, usage = os.wait4(proc.pid, 0)
-        elapsed = time.perf_counter() - start
-        if os.waitstatus_to_exitcode(status) != 0:
-            sys.exit("failed: " + " ".join(cmd))
-        best = min(best, elapsed)
-        peak = max(peak, usage.ru_maxrss / 1024.0)
-    return best, peak
-
-
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -99,8 +86,8 @@ def main():
                 "-o", "up"]
             ours = [CLANG, "-fopenmp"] + objects + [
                 "-fuse-ld=lld", "--ld-path=" + linker, "-o", "ours"]
-            t_up, m_up = measure(upstream, work, args.repeat)
-            t_ours, m_ours = measure(ours, work, args.repeat)
+            t_up, m_up = best_of(upstream, work, args.repeat, fresh_dir=False)
+            t_ours, m_ours = best_of(ours, work, args.repeat, fresh_dir=False)
             # Both programs must run and agree.
             out_up = subprocess.check_output(["./up"], cwd=work, env=env)
             out_ours = subprocess.check_output(["./ours"], cwd=work, env=env)

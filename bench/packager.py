@@ -11,35 +11,11 @@ import argparse
 import os
 import shutil
 import subprocess
-import sys
 import tempfile
-import time
+
+from benchlib import best_of
 
 LLVM_BIN = "/usr/lib/llvm-22/bin"
-
-
-def run(cmd, cwd):
-    """Runs cmd in cwd; returns (seconds, peak RSS in MiB)."""
-    start = time.perf_counter()
-    proc = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.DEVNULL)
-    _, status, usage = os.wait4(proc.pid, 0)
-    elapsed = time.perf_counter() - start
-    if os.waitstatus_to_exitcode(status) != 0:
-        sys.exit("failed: " + " ".join(cmd))
-    return elapsed, usage.ru_maxrss / 1024.0
-
-
-def best_of(cmd, work, repeat):
-    times, rss = [], []
-    for i in range(repeat):
-        cwd = os.path.join(work, "run-%d" % i)
-        shutil.rmtree(cwd, ignore_errors=True)
-        os.makedirs(cwd)
-        t, m = run(cmd, cwd)
-        times.append(t)
-        rss.append(m)
-        shutil.rmtree(cwd, ignore_errors=True)
-    return min(times), max(rss)
 
 
 def make_input(path, mib):
