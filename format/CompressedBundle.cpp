@@ -2,11 +2,16 @@
 
 #include "format/CompressedBundle.h"
 
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Endian.h"
 #include "llvm/Support/EndianStream.h"
 #include "llvm/Support/MD5.h"
+#include "llvm/Support/Threading.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <zstd.h>
 
 using namespace llvm;
 
@@ -149,6 +154,37 @@ Expected<SmallVector<char, 0>> decompressBundle(StringRef Data, StringRef Name,
   return SmallVector<char, 0>(Bytes.begin(), Bytes.end());
 }
 
+/// zstd with worker threads, for large bundles: the frame is the same for any
+/// number of workers (so output does not depend on the machine), though not
+/// the single-threaded frame LLVM writes; both read the same.
+static Error compressZstdMultiThreaded(StringRef Bundle, int Level,
+                                       SmallVectorImpl<uint8_t> &Out) {
+  ZSTD_CCtx *Ctx = ZSTD_createCCtx();
+  if (!Ctx)
+    return createStringError(inconvertibleErrorCode(),
+                             "cannot create a zstd context");
+  scope_exit Free([&] { ZSTD_freeCCtx(Ctx); });
+  unsigned Workers = std::clamp(llvm::hardware_concurrency().compute_thread_count(),
+                                1u, 8u);
+  for (auto [Param, Value] :
+       {std::pair{ZSTD_c_compressionLevel, Level},
+        std::pair{ZSTD_c_enableLongDistanceMatching, 1},
+        std::pair{ZSTD_c_nbWorkers, static_cast<int>(Workers)}}) {
+    size_t R = ZSTD_CCtx_setParameter(Ctx, Param, Value);
+    if (ZSTD_isError(R))
+      return createStringError(inconvertibleErrorCode(),
+                               Twine("zstd: ") + ZSTD_getErrorName(R));
+  }
+  Out.resize_for_overwrite(ZSTD_compressBound(Bundle.size()));
+  size_t Size = ZSTD_compress2(Ctx, Out.data(), Out.size(), Bundle.data(),
+                               Bundle.size());
+  if (ZSTD_isError(Size))
+    return createStringError(inconvertibleErrorCode(),
+                             Twine("zstd: ") + ZSTD_getErrorName(Size));
+  Out.truncate(Size);
+  return Error::success();
+}
+
 Expected<SmallVector<char, 0>> compressBundle(StringRef Bundle,
                                               const BundleCompression &O) {
   if (O.Version != 2 && O.Version != 3)
@@ -158,10 +194,16 @@ Expected<SmallVector<char, 0>> compressBundle(StringRef Bundle,
   if (const char *Reason = compression::getReasonIfUnsupported(O.Method))
     return createStringError(inconvertibleErrorCode(), Reason);
   SmallVector<uint8_t, 0> Compressed;
-  // zstd with long-distance matching, as clang-offload-bundler compresses.
-  compression::compress({O.Method, O.Level,
-                         O.Method == compression::Format::Zstd},
-                        arrayRefFromStringRef(Bundle), Compressed);
+  if (O.Method == compression::Format::Zstd &&
+      Bundle.size() >= MultiThreadedZstdThreshold) {
+    if (Error E = compressZstdMultiThreaded(Bundle, O.Level, Compressed))
+      return std::move(E);
+  } else {
+    // zstd with long-distance matching, as clang-offload-bundler compresses.
+    compression::compress({O.Method, O.Level,
+                           O.Method == compression::Format::Zstd},
+                          arrayRefFromStringRef(Bundle), Compressed);
+  }
   uint64_t HeaderSize = O.Version == 2 ? 24 : 32;
   uint64_t Total = HeaderSize + Compressed.size();
   if (O.Version == 2 && (Bundle.size() > UINT32_MAX || Total > UINT32_MAX))

@@ -66,8 +66,13 @@ struct BundleCompression {
   uint16_t Version = 3;
 };
 
-/// Compresses \p Bundle into a compressed bundle, the bytes
-/// clang-offload-bundler 22 writes for the same options.
+/// Bundles of this size and more are compressed by several zstd workers.
+constexpr uint64_t MultiThreadedZstdThreshold = 32ULL << 20;
+
+/// Compresses \p Bundle into a compressed bundle: the bytes
+/// clang-offload-bundler 22 writes for the same options, except that zstd
+/// bundles of MultiThreadedZstdThreshold bytes and more use several threads
+/// (a frame LLVM reads the same way, identical for any number of threads).
 llvm::Expected<llvm::SmallVector<char, 0>>
 compressBundle(llvm::StringRef Bundle, const BundleCompression &Options);
 

@@ -19,14 +19,19 @@
 #include "support/FileCopy.h"
 
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/BinaryFormat/Magic.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/WithColor.h"
+
+#include <chrono>
+#include <set>
 
 using namespace llvm;
 using namespace offload;
@@ -152,6 +157,72 @@ static Settings getSettings() {
   return S;
 }
 
+/// 1234567 -> "1,234,567", as LLVM prints sizes.
+static std::string withCommas(uint64_t Value) {
+  std::string Digits = std::to_string(Value);
+  for (int At = static_cast<int>(Digits.size()) - 3; At > 0; At -= 3)
+    Digits.insert(At, ",");
+  return Digits;
+}
+
+static double secondsSince(std::chrono::steady_clock::time_point Start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                       Start)
+      .count();
+}
+
+/// -verbose: what was compressed and how, in LLVM's words.
+static void printCompressionStats(const CompressedBundleHeader &H,
+                                  uint64_t CompressedSize, int Level,
+                                  double Seconds) {
+  double Rate = double(H.UncompressedSize) / CompressedSize;
+  errs() << "Compressed bundle format version: " << H.Version << "\n"
+         << "Total file size (including headers): "
+         << withCommas(*H.TotalSize) << " bytes\n"
+         << "Compression method used: "
+         << (H.Method == compression::Format::Zstd ? "zstd" : "zlib") << "\n"
+         << "Compression level: " << Level << "\n"
+         << "Binary size before compression: "
+         << withCommas(H.UncompressedSize) << " bytes\n"
+         << "Binary size after compression: " << withCommas(CompressedSize)
+         << " bytes\n"
+         << "Compression rate: " << format("%.2lf", Rate) << "\n"
+         << "Compression ratio: " << format("%.2lf%%", 100.0 / Rate) << "\n"
+         << "Compression speed: "
+         << format("%.2lf MB/s", H.UncompressedSize / (1024.0 * 1024.0) /
+                                     std::max(Seconds, 1e-9))
+         << "\n"
+         << "Truncated MD5 hash: " << format_hex(H.Hash, 16) << "\n";
+}
+
+/// -verbose: what was inflated, and whether its hash matches.
+static void printDecompressionStats(const CompressedBundleHeader &H,
+                                    StringRef Inflated, double Seconds) {
+  uint64_t CompressedSize =
+      (H.TotalSize ? *H.TotalSize : H.HeaderSize) - H.HeaderSize;
+  double Rate = double(H.UncompressedSize) / std::max<uint64_t>(CompressedSize, 1);
+  uint64_t Hash = getBundleHash(Inflated);
+  errs() << "Compressed bundle format version: " << H.Version << "\n";
+  if (H.TotalSize)
+    errs() << "Total file size (from header): " << withCommas(*H.TotalSize)
+           << " bytes\n";
+  errs() << "Decompression method: "
+         << (H.Method == compression::Format::Zlib ? "zlib" : "zstd") << "\n"
+         << "Size before decompression: " << withCommas(CompressedSize)
+         << " bytes\n"
+         << "Size after decompression: " << withCommas(H.UncompressedSize)
+         << " bytes\n"
+         << "Compression rate: " << format("%.2lf", Rate) << "\n"
+         << "Compression ratio: " << format("%.2lf%%", 100.0 / Rate) << "\n"
+         << "Decompression speed: "
+         << format("%.2lf MB/s", H.UncompressedSize / (1024.0 * 1024.0) /
+                                     std::max(Seconds, 1e-9))
+         << "\n"
+         << "Stored hash: " << format_hex(H.Hash, 16) << "\n"
+         << "Recalculated hash: " << format_hex(Hash, 16) << "\n"
+         << "Hashes match: " << (Hash == H.Hash ? "Yes" : "No") << "\n";
+}
+
 static Expected<std::unique_ptr<MemoryBuffer>> readInput(StringRef Path) {
   ErrorOr<std::unique_ptr<MemoryBuffer>> Buffer = MemoryBuffer::getFileOrSTDIN(
       Path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
@@ -221,10 +292,22 @@ readBundle(const BundleType &Type, StringRef Path, MemoryBufferRef Input,
       return Split.takeError();
     Parts.clear();
     for (StringRef Part : *Split) {
+      // In verbose mode the statistics come first, then a hash mismatch
+      // is an error.
+      auto Start = std::chrono::steady_clock::now();
+      CompressedBundleHeader Header;
       Expected<SmallVector<char, 0>> Inflated =
-          decompressBundle(Part, Path, VerifyHash);
+          decompressBundle(Part, Path, /*VerifyHash=*/false, &Header);
       if (!Inflated)
         return Inflated.takeError();
+      StringRef Bytes(Inflated->data(), Inflated->size());
+      if (VerifyHash) {
+        printDecompressionStats(Header, Bytes, secondsSince(Start));
+        if (getBundleHash(Bytes) != Header.Hash)
+          return fail(Path + ": compressed bundle: hash 0x" +
+                      utohexstr(Header.Hash) +
+                      " does not match the inflated data");
+      }
       Storage.push_back(std::move(*Inflated));
       Parts.push_back(StringRef(Storage.back().data(), Storage.back().size()));
     }
@@ -391,11 +474,18 @@ static Error bundle(const BundleType &Type, const Settings &S) {
   }
 
   if (S.Compress) {
+    auto Start = std::chrono::steady_clock::now();
     Expected<SmallVector<char, 0>> Compressed =
         compressBundle(StringRef(Bundled.data(), Bundled.size()),
                        S.Compression);
     if (!Compressed)
       return Compressed.takeError();
+    if (S.Verbose) {
+      StringRef C(Compressed->data(), Compressed->size());
+      CompressedBundleHeader H = cantFail(readCompressedBundleHeader(C, ""));
+      printCompressionStats(H, C.size() - H.HeaderSize, S.Compression.Level,
+                            secondsSince(Start));
+    }
     Bundled = std::move(*Compressed);
   }
   return writeFileAtomically(OutputFileNames[0],
@@ -429,51 +519,79 @@ static Error unbundle(const BundleType &Type, const Settings &S) {
   if (!Entries)
     return Entries.takeError();
 
-  // Every output is decided before any is written.
-  std::vector<StringRef> Contents(TargetNames.size());
-  std::vector<SmallVector<char, 0>> HostObjects;
+  // Every output is decided before any is written. As in LLVM, each entry
+  // (in the order LLVM visits them) goes to the first requested target it is
+  // compatible with that has none yet.
+  StringMap<size_t> Worklist;
   for (size_t I = 0; I != TargetNames.size(); ++I) {
-    Expected<BundleEntryID> Want = BundleEntryID::parse(TargetNames[I]);
-    if (!Want)
-      return Want.takeError();
-    bool Found = false;
-    for (const BundleEntry &E : *Entries) {
-      Expected<BundleEntryID> Have = BundleEntryID::parse(E.ID);
-      if (!Have) {
-        consumeError(Have.takeError());
-        continue;
-      }
-      bool KindsMatch = Have->Kind == Want->Kind ||
-                        (StringRef(Have->Kind).starts_with("hip") &&
-                         StringRef(Want->Kind).starts_with("hip"));
-      if (!KindsMatch ||
-          !Have->TargetTriple.isCompatibleWith(Want->TargetTriple) ||
-          Have->TargetIDText != Want->TargetIDText)
-        continue;
-      Found = true;
-      Contents[I] = E.Data;
-      // The host entry of an object bundle is the object itself.
-      if (Type.Layout == BundleLayout::Object && Have->isHost() &&
-          E.Data == StringRef("\0", 1)) {
-        Expected<SmallVector<char, 0>> Host =
-            getHostObject(*(*Input)->Buffer);
-        if (!Host)
-          return Host.takeError();
-        HostObjects.push_back(std::move(*Host));
-        Contents[I] = StringRef(HostObjects.back().data(),
-                                HostObjects.back().size());
-      }
-      break;
-    }
-    if (!Found && !AllowMissingBundles)
-      return fail("Can't find bundles for " + TargetNames[I]);
+    if (Error E = BundleEntryID::parse(TargetNames[I]).takeError())
+      return E;
+    Worklist[TargetNames[I]] = I;
   }
+  std::vector<std::optional<StringRef>> Contents(TargetNames.size());
+  std::vector<SmallVector<char, 0>> HostObjects;
+  bool FoundAny = false;
+  for (const BundleEntry &E : *Entries) {
+    if (Worklist.empty())
+      break;
+    Expected<BundleEntryID> Have = BundleEntryID::parse(E.ID);
+    if (!Have)
+      return fail("'" + InputFileNames[0] + "': invalid bundle id read from "
+                  "the bundle: " + toString(Have.takeError()));
+    auto Target = llvm::find_if(Worklist, [&](const auto &KV) {
+      return isCodeObjectCompatible(*Have,
+                                    cantFail(BundleEntryID::parse(KV.getKey())),
+                                    HipOpenmpCompatible);
+    });
+    if (Target == Worklist.end())
+      continue;
+    FoundAny = true;
+    size_t I = Target->getValue();
+    Contents[I] = E.Data;
+    // The host entry of an object bundle is the object itself.
+    if (Type.Layout == BundleLayout::Object && Have->isHost() &&
+        E.Data == StringRef("\0", 1)) {
+      Expected<SmallVector<char, 0>> Host = getHostObject(*(*Input)->Buffer);
+      if (!Host)
+        return Host.takeError();
+      HostObjects.push_back(std::move(*Host));
+      Contents[I] = StringRef(HostObjects.back().data(),
+                              HostObjects.back().size());
+    }
+    Worklist.erase(Target);
+  }
+  if (!Worklist.empty() && !AllowMissingBundles) {
+    // "Can't find bundles for A", "... A and B", "... A, B, and C".
+    std::set<StringRef> Missing;
+    for (const auto &KV : Worklist)
+      Missing.insert(KV.getKey());
+    std::string Msg = "Can't find bundles for";
+    size_t N = 0, Last = Missing.size() - 1;
+    for (StringRef M : Missing) {
+      if (N != 0 && Last > 1)
+        Msg += ",";
+      Msg += " ";
+      if (N == Last && N != 0)
+        Msg += "and ";
+      Msg += M.str();
+      ++N;
+    }
+    return fail(Msg);
+  }
+  // Nothing bundled at all: the input is taken for the host's own file.
+  if (!FoundAny)
+    for (size_t I = 0; I != TargetNames.size(); ++I)
+      if (cantFail(BundleEntryID::parse(TargetNames[I])).isHost())
+        Contents[I] = (*Input)->Buffer->getBuffer();
+
   for (size_t I = 0; I != TargetNames.size(); ++I)
     if (Error E = writeFileAtomically(
             OutputFileNames[I], [&](OutputFileStream &OS) -> Error {
-              if ((*Input)->holds(Contents[I]))
-                return (*Input)->copy(OS, Contents[I]);
-              OS << Contents[I];
+              if (!Contents[I])
+                return Error::success(); // missing, allowed: empty
+              if ((*Input)->holds(*Contents[I]))
+                return (*Input)->copy(OS, *Contents[I]);
+              OS << *Contents[I];
               return Error::success();
             }))
       return E;
