@@ -4,6 +4,8 @@
 
 #include "lld-plugin/RunLLD.h"
 
+#include "format/BundleEntryID.h"
+
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Jobserver.h"
@@ -85,13 +87,32 @@ prepareDeviceLink(const DeviceLinkJob &Job, const HostLinkInfo &Host,
   Link.Job = &Job;
   Link.Output = Dir.path(Job.name() + ".img");
   std::vector<std::string> &Args = Link.Args;
-  Args = {"-shared", "-Bsymbolic", "-o", Link.Output};
-  bool HostCPU = Job.TargetTriple.getArch() == Host.HostTriple.getArch();
+  bool AMDGPU = Job.TargetTriple.isAMDGCN();
+  if (AMDGPU) {
+    // A code object: LTO for the processor and features of the target ID,
+    // everything resolved, as clang --target=amdgcn-amd-amdhsa links.
+    Expected<TargetID> ID = TargetID::parse(Job.Arch);
+    if (!ID)
+      return ID.takeError();
+    Args = {"--no-undefined", "-shared", "-o", Link.Output,
+            "-plugin-opt=mcpu=" + ID->Processor};
+    if (!ID->Features.empty()) {
+      std::string Attrs;
+      for (const auto &[Name, On] : ID->Features)
+        Attrs += (Attrs.empty() ? "" : ",") + std::string(On ? "+" : "-") +
+                 Name;
+      Args.push_back("-plugin-opt=-mattr=" + Attrs);
+    }
+  } else {
+    Args = {"-shared", "-Bsymbolic", "-o", Link.Output};
+  }
+  bool HostCPU =
+      !AMDGPU && Job.TargetTriple.getArch() == Host.HostTriple.getArch();
   if (HostCPU) {
     llvm::append_range(Args, Host.SearchArgs);
     llvm::append_range(Args, Host.StartFiles);
   }
-  if (Job.NeedsLTO && Job.Arch != "generic")
+  if (!AMDGPU && Job.NeedsLTO && Job.Arch != "generic")
     Args.push_back("-plugin-opt=mcpu=" + Job.Arch);
 
   for (auto [N, Image] : llvm::enumerate(Job.Images)) {
@@ -103,9 +124,32 @@ prepareDeviceLink(const DeviceLinkJob &Job, const HostLinkInfo &Host,
       return Path.takeError();
     Args.push_back(*Path);
   }
+  auto ForJob = [&](StringRef TripleName) {
+    return TripleName.empty() ||
+           Triple(Triple::normalize(TripleName)) == Job.TargetTriple;
+  };
+  size_t Libs = 0;
+  for (const auto &[TripleName, Lib] : Options.DeviceLibs)
+    if (ForJob(TripleName)) {
+      Args.push_back(Lib);
+      ++Libs;
+    }
+  // OpenMP on a GPU needs LLVM's OpenMP device runtime: from the option, or
+  // where an LLVM build installs it.
+  if (AMDGPU && Job.Kind == OffloadKind::OpenMP && Libs == 0) {
+    SmallString<128> Runtime(Options.RuntimePath);
+    sys::path::append(Runtime, Job.TargetTriple.str(), "libompdevice.a");
+    if (!sys::fs::exists(Runtime))
+      return createStringError(
+          inconvertibleErrorCode(),
+          "OpenMP device code for " + Job.TargetTriple.str() + " " + Job.Arch +
+              " needs LLVM's OpenMP device runtime, which is not installed (" +
+              Runtime + " does not exist); give it with "
+              "--offload-device-lib=[" + Job.TargetTriple.str() + "=]<file>");
+    Args.push_back(Runtime.str().str());
+  }
   for (const auto &[TripleName, Arg] : Options.DeviceLinkerArgs)
-    if (TripleName.empty() ||
-        Triple(Triple::normalize(TripleName)) == Job.TargetTriple)
+    if (ForJob(TripleName))
       Args.push_back(Arg);
   if (HostCPU) {
     // The OpenMP runtimes the upstream CPU device link names; the host link

@@ -60,15 +60,25 @@ static Error checkImage(const DeviceImage &Image) {
   Triple T(Triple::normalize(I.getTriple()));
   if (I.getTriple().empty() || T.getArch() == Triple::UnknownArch)
     return imageError(Image, "unknown target triple");
+  if (I.TheImageKind != ImageKind::Object &&
+      I.TheImageKind != ImageKind::Bitcode)
+    return imageError(Image, "a device link takes objects or bitcode");
+  if (T.isAMDGCN()) {
+    if (I.TheOffloadKind != OffloadKind::OpenMP &&
+        I.TheOffloadKind != OffloadKind::HIP)
+      return imageError(Image, "AMDGPU device code must come from OpenMP or "
+                               "HIP");
+    if (isGeneric(I.getArch()))
+      return imageError(Image, "an AMDGPU image needs a processor (target "
+                               "ID) to be linked for");
+    return Error::success();
+  }
   if (!isCPUTarget(T))
-    return imageError(Image, "linking device code for " + T.str() +
-                                 " is not supported yet (CPU targets only)");
+    return imageError(Image, "LLD cannot link device code for " + T.str() +
+                                 " (CPU and AMDGPU targets are linked here)");
   if (I.TheOffloadKind != OffloadKind::OpenMP)
     return imageError(Image, "only OpenMP images can be linked for a CPU "
                              "target");
-  if (I.TheImageKind != ImageKind::Object &&
-      I.TheImageKind != ImageKind::Bitcode)
-    return imageError(Image, "a CPU device link takes objects or bitcode");
   return Error::success();
 }
 

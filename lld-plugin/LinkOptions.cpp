@@ -62,6 +62,28 @@ static Error parseOffloadOption(StringRef Arg, OffloadOptions &O) {
       O.DeviceLinkerArgs.emplace_back("", Value.str());
   } else if (Key == "offload-extract" && HasValue) {
     O.ExtractArchs.push_back(Value.str());
+  } else if (Key == "offload-device-lib" && HasValue) {
+    auto [Triple, File] = Value.split('=');
+    if (Value.contains('='))
+      O.DeviceLibs.emplace_back(Triple.str(), File.str());
+    else
+      O.DeviceLibs.emplace_back("", Value.str());
+  } else if (Name == "offload-compress") {
+    O.Compress = true;
+  } else if (Key == "offload-compress" && HasValue) {
+    O.Compress = true;
+    if (Value.getAsInteger(10, O.CompressionLevel))
+      return usage("--offload-compress: expected a compression level, got '" +
+                   Value + "'");
+  } else if (Key == "offload-compress-version" && HasValue) {
+    if (Value != "2" && Value != "3")
+      return usage("--offload-compress-version: expected 2 or 3, got '" +
+                   Value + "'");
+    O.CompressionVersion = Value == "2" ? 2 : 3;
+  } else if (Key == "offload-large-fatbin-threshold" && HasValue) {
+    if (Value.getAsInteger(10, O.LargeFatbinThreshold))
+      return usage("--offload-large-fatbin-threshold: expected a size in "
+                   "bytes, got '" + Value + "'");
   } else {
     return usage("unknown option '" + Arg + "'");
   }

@@ -42,6 +42,17 @@ struct OffloadOptions {
   /// --offload-extract=<arch>: take device code of this arch from every
   /// archive member, used by the host or not.
   std::vector<std::string> ExtractArchs;
+  /// --offload-device-lib=[<triple>=]<file>: device libraries (bitcode or
+  /// archives) linked into the device links of a triple, or of all.
+  std::vector<std::pair<std::string, std::string>> DeviceLibs;
+  /// --offload-compress[=<level>]: compress HIP fat binaries (CCOB).
+  bool Compress = false;
+  int CompressionLevel = 3;
+  /// --offload-compress-version=2|3.
+  uint16_t CompressionVersion = 3;
+  /// --offload-large-fatbin-threshold=<bytes>: fat binaries this large are
+  /// placed after .bss, out of the way of small-code-model references.
+  uint64_t LargeFatbinThreshold = 1ULL << 30;
 };
 
 /// The command line split in two.

@@ -2,7 +2,9 @@
 
 #include "lld-plugin/RegisterImages.h"
 
+#include "format/BundleEntryID.h"
 #include "format/OffloadBinaryWriter.h"
+#include "format/OffloadBundle.h"
 #include "wrapper-ir/Emit.h"
 #include "wrapper-ir/Registration.h"
 
@@ -14,33 +16,58 @@ using namespace llvm;
 
 namespace offload {
 
-Expected<std::string>
-writeRegistrationObject(ArrayRef<PreparedDeviceLink> Links,
-                        const Triple &HostTriple, StringRef EntriesSection,
-                        bool Relocatable, const WorkDir &Dir) {
-  // The OpenMP runtime takes each linked image with its metadata, as an
-  // OffloadBinary of its own.
-  std::vector<std::unique_ptr<MemoryBuffer>> Linked;
+static Expected<std::unique_ptr<MemoryBuffer>>
+readLinkedImage(const PreparedDeviceLink &Link) {
+  ErrorOr<std::unique_ptr<MemoryBuffer>> Image = MemoryBuffer::getFile(
+      Link.Output, /*IsText=*/false, /*RequiresNullTerminator=*/false);
+  if (std::error_code EC = Image.getError())
+    return createStringError(EC, "cannot read the device link output '%s': %s",
+                             Link.Output.c_str(), EC.message().c_str());
+  return std::move(*Image);
+}
+
+/// Emits the registration module built for \p Images as the object \p Name.
+static Expected<std::string> emitRegistration(ArrayRef<ImageToRegister> Images,
+                                              const Triple &HostTriple,
+                                              const RegistrationOptions &Options,
+                                              StringRef Name,
+                                              const WorkDir &Dir) {
+  LLVMContext Context;
+  Expected<std::unique_ptr<Module>> M =
+      buildRegistrationModule(Context, HostTriple, Images, Options);
+  if (!M)
+    return M.takeError();
+  if (Error E = setTargetDataLayout(**M))
+    return std::move(E);
+  Expected<SmallString<0>> Object = emitModule(**M, EmitOptions());
+  if (!Object)
+    return Object.takeError();
+  return Dir.write(Name, *Object);
+}
+
+/// The OpenMP runtime takes each linked image with its metadata, as an
+/// OffloadBinary of its own.
+static Expected<std::string>
+writeOpenMPRegistration(ArrayRef<const PreparedDeviceLink *> Links,
+                        const Triple &HostTriple,
+                        const RegistrationSettings &Settings,
+                        const WorkDir &Dir) {
   std::vector<std::string> Packed;
-  for (const PreparedDeviceLink &Link : Links) {
-    ErrorOr<std::unique_ptr<MemoryBuffer>> Image =
-        MemoryBuffer::getFile(Link.Output, /*IsText=*/false,
-                              /*RequiresNullTerminator=*/false);
-    if (std::error_code EC = Image.getError())
-      return createStringError(EC, "cannot read the device link output '%s': %s",
-                               Link.Output.c_str(), EC.message().c_str());
+  for (const PreparedDeviceLink *Link : Links) {
+    Expected<std::unique_ptr<MemoryBuffer>> Image = readLinkedImage(*Link);
+    if (!Image)
+      return Image.takeError();
     ImageToWrite ToWrite;
     ToWrite.TheImageKind = ImageKind::Object;
-    ToWrite.TheOffloadKind = Link.Job->Kind;
-    ToWrite.Strings = {{"triple", Link.Job->TargetTriple.str()},
-                       {"arch", Link.Job->Arch}};
+    ToWrite.TheOffloadKind = Link->Job->Kind;
+    ToWrite.Strings = {{"triple", Link->Job->TargetTriple.str()},
+                       {"arch", Link->Job->Arch}};
     ToWrite.Image = (*Image)->getBuffer();
     std::string Binary;
     raw_string_ostream OS(Binary);
     if (Error E = writeOffloadBinaries(OS, {ToWrite}, WriteOptions()))
       return std::move(E);
     Packed.push_back(std::move(Binary));
-    Linked.push_back(std::move(*Image));
   }
 
   std::vector<ImageToRegister> Images;
@@ -57,21 +84,90 @@ writeRegistrationObject(ArrayRef<PreparedDeviceLink> Links,
     R.Arch = Image.getArch().str();
     Images.push_back(std::move(R));
   }
-
   RegistrationOptions Options;
-  Options.Relocatable = Relocatable;
-  Options.EntriesSection = EntriesSection.str();
-  LLVMContext Context;
-  Expected<std::unique_ptr<Module>> M =
-      buildRegistrationModule(Context, HostTriple, Images, Options);
-  if (!M)
-    return M.takeError();
-  if (Error E = setTargetDataLayout(**M))
-    return std::move(E);
-  Expected<SmallString<0>> Object = emitModule(**M, EmitOptions());
-  if (!Object)
-    return Object.takeError();
-  return Dir.write("registration.o", *Object);
+  Options.Relocatable = Settings.Relocatable;
+  Options.EntriesSection = Settings.EntriesSection;
+  return emitRegistration(Images, HostTriple, Options, "registration.o", Dir);
+}
+
+Expected<SmallVector<char, 0>>
+makeHIPFatbin(ArrayRef<const PreparedDeviceLink *> Links,
+              const std::optional<BundleCompression> &Compression) {
+  // clang-linker-wrapper names the (empty) host entry this way, whatever the
+  // host.
+  std::vector<std::unique_ptr<MemoryBuffer>> Images;
+  std::vector<BundleEntryToWrite> Entries = {
+      {"host-x86_64-unknown-linux-gnu-", StringRef()}};
+  for (const PreparedDeviceLink *Link : Links) {
+    Expected<std::unique_ptr<MemoryBuffer>> Image = readLinkedImage(*Link);
+    if (!Image)
+      return Image.takeError();
+    BundleEntryID ID;
+    ID.Kind = "hip";
+    ID.TargetTriple = Link->Job->TargetTriple;
+    ID.TargetIDText = Link->Job->Arch;
+    Entries.push_back({ID.str(), (*Image)->getBuffer()});
+    Images.push_back(std::move(*Image));
+  }
+  SmallVector<char, 0> Bundle;
+  raw_svector_ostream OS(Bundle);
+  writeBinaryBundle(OS, Entries, /*Alignment=*/4096);
+  if (!Compression)
+    return std::move(Bundle);
+  return compressBundle(StringRef(Bundle.data(), Bundle.size()), *Compression);
+}
+
+static Expected<std::string>
+writeHIPRegistration(ArrayRef<const PreparedDeviceLink *> Links,
+                     const Triple &HostTriple,
+                     const RegistrationSettings &Settings, const WorkDir &Dir,
+                     uint64_t &FatbinSize) {
+  Expected<SmallVector<char, 0>> Fatbin =
+      makeHIPFatbin(Links, Settings.Compression);
+  if (!Fatbin)
+    return Fatbin.takeError();
+  StringRef Data(Fatbin->data(), Fatbin->size());
+  FatbinSize = Data.size();
+  // Kept with the other intermediates, for --offload-save-temps.
+  if (Expected<std::string> Saved = Dir.write("hip.hipfb", Data); !Saved)
+    return Saved.takeError();
+  ImageToRegister Image;
+  Image.Data = Data;
+  Image.ImageEnd = Data.size();
+  RegistrationOptions Options;
+  Options.Kind = RegistrationKind::HIP;
+  Options.Relocatable = Settings.Relocatable;
+  Options.EntriesSection = Settings.EntriesSection;
+  return emitRegistration({Image}, HostTriple, Options, "registration-hip.o",
+                          Dir);
+}
+
+Expected<RegistrationObjects>
+writeRegistrationObjects(ArrayRef<PreparedDeviceLink> Links,
+                         const Triple &HostTriple,
+                         const RegistrationSettings &Settings,
+                         const WorkDir &Dir) {
+  std::vector<const PreparedDeviceLink *> OpenMP, HIP;
+  for (const PreparedDeviceLink &Link : Links)
+    (Link.Job->Kind == OffloadKind::HIP ? HIP : OpenMP).push_back(&Link);
+  RegistrationObjects Result;
+  if (!OpenMP.empty()) {
+    Expected<std::string> Object =
+        writeOpenMPRegistration(OpenMP, HostTriple, Settings, Dir);
+    if (!Object)
+      return Object.takeError();
+    Result.Paths.push_back(*Object);
+  }
+  if (!HIP.empty()) {
+    uint64_t Size = 0;
+    Expected<std::string> Object =
+        writeHIPRegistration(HIP, HostTriple, Settings, Dir, Size);
+    if (!Object)
+      return Object.takeError();
+    Result.Paths.push_back(*Object);
+    Result.LargestFatbin = std::max(Result.LargestFatbin, Size);
+  }
+  return std::move(Result);
 }
 
 Expected<RelocatableRegistration>

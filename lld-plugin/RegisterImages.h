@@ -10,17 +10,42 @@
 
 #include "lld-plugin/DeviceLink.h"
 
+#include "format/CompressedBundle.h"
+
+#include <optional>
+
 namespace offload {
 
-/// Writes the registration object for the linked images of \p Links to
-/// \p Dir and returns its path. The object registers the offload entries of
-/// \p EntriesSection; \p Relocatable selects the variant for a relocatable
-/// output.
-llvm::Expected<std::string>
-writeRegistrationObject(llvm::ArrayRef<PreparedDeviceLink> Links,
-                        const llvm::Triple &HostTriple,
-                        llvm::StringRef EntriesSection, bool Relocatable,
-                        const WorkDir &Dir);
+/// How the registration objects are made.
+struct RegistrationSettings {
+  /// The offload entries section the objects register.
+  std::string EntriesSection = "llvm_offload_entries";
+  /// The variant for a relocatable output.
+  bool Relocatable = false;
+  /// Compress HIP fat binaries (CCOB).
+  std::optional<BundleCompression> Compression;
+};
+
+/// Writes one object per offload kind among \p Links that registers its
+/// linked images: OpenMP images packed as OffloadBinaries for
+/// __tgt_register_lib; HIP images bundled into one fat binary (a host entry
+/// and one hip-amdgcn-amd-amdhsa--<target ID> entry per arch, 4096-aligned,
+/// as clang-linker-wrapper bundles them) for __hipRegisterFatBinary.
+/// The objects written, and the size of the largest fat binary among them.
+struct RegistrationObjects {
+  std::vector<std::string> Paths;
+  uint64_t LargestFatbin = 0;
+};
+llvm::Expected<RegistrationObjects>
+writeRegistrationObjects(llvm::ArrayRef<PreparedDeviceLink> Links,
+                         const llvm::Triple &HostTriple,
+                         const RegistrationSettings &Settings,
+                         const WorkDir &Dir);
+
+/// The HIP fat binary of \p Links (their HIP images), as registered.
+llvm::Expected<llvm::SmallVector<char, 0>>
+makeHIPFatbin(llvm::ArrayRef<const PreparedDeviceLink *> Links,
+              const std::optional<BundleCompression> &Compression);
 
 /// For a relocatable link that links device code now: a name of its own for
 /// the entries section (derived from the linked images, so stable across

@@ -226,7 +226,12 @@ int link(ArrayRef<const char *> Argv) {
 
   // A relocatable output that links device code now keeps its own entries
   // section, so that it registers its images and no others.
-  std::string EntriesSection = "llvm_offload_entries";
+  RegistrationSettings Settings;
+  if (Opts.Compress)
+    Settings.Compression = BundleCompression{compression::Format::Zstd,
+                                             Opts.CompressionLevel,
+                                             Opts.CompressionVersion};
+  Settings.Relocatable = CL.Relocatable;
   std::vector<std::string> Extra;
   if (CL.Relocatable) {
     Expected<RelocatableRegistration> R = planRelocatableRegistration(Links);
@@ -236,22 +241,42 @@ int link(ArrayRef<const char *> Argv) {
         (*Dir)->write("relocatable.lds", R->Script);
     if (!Script)
       return fail(Script.takeError());
-    EntriesSection = R->EntriesSection;
+    Settings.EntriesSection = R->EntriesSection;
     Extra = {"-T", *Script};
   }
 
-  // Build the object that registers the linked images at startup.
-  Expected<std::string> Registration = [&] {
-    Pass P("registration object", Opts.Verbose);
-    return writeRegistrationObject(Links, Host.HostTriple, EntriesSection,
-                                   CL.Relocatable, **Dir);
+  // Build the objects that register the linked images at startup, one per
+  // offload kind.
+  Expected<RegistrationObjects> Registration = [&] {
+    Pass P("registration objects", Opts.Verbose);
+    return writeRegistrationObjects(Links, Host.HostTriple, Settings, **Dir);
   }();
   if (!Registration)
     return fail(Registration.takeError());
-  Extra.push_back(*Registration);
+  llvm::append_range(Extra, Registration->Paths);
 
-  // Link the host with the registration object and the offload runtime.
-  llvm::append_range(Extra, runtimeArguments(CL));
+  // A fat binary of hundreds of MiB between .text and .data would push them
+  // apart beyond the +-2 GiB that small-code-model references reach: place
+  // large ones after .bss, where nothing refers to them but the wrapper's
+  // 64-bit pointer.
+  if (!CL.Relocatable &&
+      Registration->LargestFatbin >= Opts.LargeFatbinThreshold) {
+    Expected<std::string> Script = (*Dir)->write(
+        "large-fatbin.lds", "SECTIONS {\n  .hip_fatbin : { *(.hip_fatbin) }\n"
+                            "  .nv_fatbin : { *(.nv_fatbin) }\n"
+                            "} INSERT AFTER .bss;\n");
+    if (!Script)
+      return fail(Script.takeError());
+    Extra.push_back("-T");
+    Extra.push_back(*Script);
+  }
+
+  // Link the host with the registration objects and, for OpenMP, the
+  // offload runtime.
+  if (llvm::any_of(*Jobs, [](const DeviceLinkJob &Job) {
+        return Job.Kind == OffloadKind::OpenMP;
+      }))
+    llvm::append_range(Extra, runtimeArguments(CL));
   Pass P("host link", Opts.Verbose);
   return linkHost(CL, Extra);
 }

@@ -1,0 +1,8 @@
+// A device global and a device function used from hip-a.hip, and a kernel.
+struct dim3 { unsigned x, y, z; };
+typedef struct ihipStream_t *hipStream_t;
+extern "C" int hipLaunchKernel(const void *, dim3, dim3, void **, unsigned long,
+                               hipStream_t);
+__attribute__((device)) int DeviceGlobal = 7;
+__attribute__((device)) int helper(int X) { return X + DeviceGlobal; }
+__attribute__((global)) void kernelB(int *P) { *P = DeviceGlobal; }
