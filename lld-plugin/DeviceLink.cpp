@@ -80,6 +80,55 @@ HostLinkInfo getHostLinkInfo(ArrayRef<std::string> LLDArgs) {
   return Info;
 }
 
+Expected<std::string> findCudaTool(StringRef CudaPath, StringRef Tool) {
+  SmallString<128> Path(CudaPath);
+  sys::path::append(Path, "bin", Tool);
+  if (!sys::fs::can_execute(Path))
+    return createStringError(
+        inconvertibleErrorCode(),
+        "CUDA device code needs the CUDA toolkit's '" + Tool + "', which is "
+            "not at " + Path + "; install the toolkit or give its location "
+            "with --offload-cuda-path=<dir>");
+  return Path.str().str();
+}
+
+/// NVPTX: the cubins are linked by the CUDA toolkit's nvlink, for the job's
+/// sm_NN; a fat binary is made of the results when they are registered.
+static Expected<PreparedDeviceLink>
+prepareNVPTXLink(const DeviceLinkJob &Job, const OffloadOptions &Options,
+                 const WorkDir &Dir) {
+  PreparedDeviceLink Link;
+  Link.Job = &Job;
+  Link.Output = Dir.path(Job.name() + ".cubin");
+  Expected<std::string> NVLink = findCudaTool(Options.CudaPath, "nvlink");
+  if (!NVLink)
+    return NVLink.takeError();
+  Link.Program = *NVLink;
+  Link.Args = {"-arch=" + Job.Arch, "-o", Link.Output};
+  for (auto [N, Image] : llvm::enumerate(Job.Images)) {
+    if (Image->Image.TheImageKind != ImageKind::Object)
+      return createStringError(
+          inconvertibleErrorCode(),
+          Image->Where + ": device image " + describeImage(Image->Image) +
+              ": NVPTX bitcode (device LTO) is not linked yet; compile "
+              "without -foffload-lto so that the image is a cubin");
+    Expected<std::string> Path = Dir.write(
+        Job.name() + "." + std::to_string(N) + ".cubin", Image->Image.Image);
+    if (!Path)
+      return Path.takeError();
+    Link.Args.push_back(*Path);
+  }
+  for (const auto &[TripleName, Lib] : Options.DeviceLibs)
+    if (TripleName.empty() ||
+        Triple(Triple::normalize(TripleName)) == Job.TargetTriple)
+      Link.Args.push_back(Lib);
+  for (const auto &[TripleName, Arg] : Options.DeviceLinkerArgs)
+    if (TripleName.empty() ||
+        Triple(Triple::normalize(TripleName)) == Job.TargetTriple)
+      Link.Args.push_back(Arg);
+  return std::move(Link);
+}
+
 Expected<PreparedDeviceLink>
 prepareDeviceLink(const DeviceLinkJob &Job, const HostLinkInfo &Host,
                   const OffloadOptions &Options, const WorkDir &Dir) {
@@ -87,6 +136,8 @@ prepareDeviceLink(const DeviceLinkJob &Job, const HostLinkInfo &Host,
   Link.Job = &Job;
   Link.Output = Dir.path(Job.name() + ".img");
   std::vector<std::string> &Args = Link.Args;
+  if (Job.TargetTriple.isNVPTX())
+    return prepareNVPTXLink(Job, Options, Dir);
   bool AMDGPU = Job.TargetTriple.isAMDGCN();
   if (AMDGPU) {
     // A code object: LTO for the processor and features of the target ID,
@@ -174,8 +225,31 @@ static Error deviceLinkError(const PreparedDeviceLink &Link,
                                "\nLLD said:\n" + Messages.rtrim());
 }
 
-static Error runInProcess(ArrayRef<PreparedDeviceLink> Links) {
+/// Runs a link that is not LLD's, its messages going to \p LogFile.
+static Error runProgram(const PreparedDeviceLink &Link, StringRef LogFile) {
+  SmallVector<StringRef, 32> Argv = {Link.Program};
+  for (const std::string &Arg : Link.Args)
+    Argv.push_back(Arg);
+  std::optional<StringRef> Redirects[] = {std::nullopt, LogFile, LogFile};
+  std::string ErrMsg;
+  int RC = sys::ExecuteAndWait(Link.Program, Argv, std::nullopt, Redirects,
+                               0, 0, &ErrMsg);
+  if (RC == 0)
+    return Error::success();
+  ErrorOr<std::unique_ptr<MemoryBuffer>> Log = MemoryBuffer::getFile(LogFile);
+  return deviceLinkError(Link, Log && !(*Log)->getBuffer().empty()
+                                   ? (*Log)->getBuffer()
+                                   : StringRef(ErrMsg));
+}
+
+static Error runInProcess(ArrayRef<PreparedDeviceLink> Links,
+                          const WorkDir &Dir) {
   for (const PreparedDeviceLink &Link : Links) {
+    if (!Link.Program.empty()) {
+      if (Error E = runProgram(Link, Dir.path(Link.Job->name() + ".log")))
+        return E;
+      continue;
+    }
     std::string Messages;
     raw_string_ostream ErrOS(Messages);
     if (runLLD(Link.Args, ErrOS, ErrOS) != 0 || !canRunLLDAgain())
@@ -202,7 +276,7 @@ Error runDeviceLinks(ArrayRef<PreparedDeviceLink> Links,
   unsigned MaxJobs = Options.UseJobserver ? UINT_MAX : Options.Jobs;
   // One link, one slot, or no jobserver to ask: no need for workers.
   if (Links.size() <= 1 || MaxJobs == 1 || (Options.UseJobserver && !Jobserver))
-    return runInProcess(Links);
+    return runInProcess(Links, Dir);
 
   std::vector<RunningLink> Running;
   Error Failure = Error::success();
@@ -229,14 +303,19 @@ Error runDeviceLinks(ArrayRef<PreparedDeviceLink> Links,
       }
       const PreparedDeviceLink &Link = Links[Next];
       std::string ErrFile = Dir.path(Link.Job->name() + ".log");
-      SmallVector<StringRef, 64> Argv = {Self, WorkerFlag};
+      // LLD links run in a worker: this executable in worker mode; other
+      // links run their own program.
+      StringRef Program = Link.Program.empty() ? Self : StringRef(Link.Program);
+      SmallVector<StringRef, 64> Argv = {Program};
+      if (Link.Program.empty())
+        Argv.push_back(WorkerFlag);
       for (const std::string &Arg : Link.Args)
         Argv.push_back(Arg);
       std::optional<StringRef> Redirects[] = {std::nullopt, StringRef(ErrFile),
                                               StringRef(ErrFile)};
       std::string ErrMsg;
       bool ExecFailed = false;
-      sys::ProcessInfo PI = sys::ExecuteNoWait(Self, Argv, std::nullopt,
+      sys::ProcessInfo PI = sys::ExecuteNoWait(Program, Argv, std::nullopt,
                                                Redirects, 0, &ErrMsg,
                                                &ExecFailed);
       if (ExecFailed) {

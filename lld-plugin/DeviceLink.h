@@ -31,14 +31,23 @@ struct HostLinkInfo {
 /// Reads what device links need from the host link's arguments.
 HostLinkInfo getHostLinkInfo(llvm::ArrayRef<std::string> LLDArgs);
 
-/// A device link ready to run: its LLD arguments and its output.
+/// A device link ready to run: LLD's arguments (or another program's, for
+/// targets LLD does not link) and its output.
 struct PreparedDeviceLink {
   const DeviceLinkJob *Job;
+  /// The program to run; empty for LLD, in this process or a worker.
+  std::string Program;
   std::vector<std::string> Args;
   std::string Output;
 };
 
-/// Writes the job's images to \p Dir and builds its LLD command line.
+/// The path of the CUDA toolkit's \p Tool under \p CudaPath, or an error
+/// saying what is missing and how to point at a toolkit.
+llvm::Expected<std::string> findCudaTool(llvm::StringRef CudaPath,
+                                         llvm::StringRef Tool);
+
+/// Writes the job's images to \p Dir and builds its command line: LLD for
+/// CPUs and AMDGPU, nvlink for NVPTX.
 llvm::Expected<PreparedDeviceLink>
 prepareDeviceLink(const DeviceLinkJob &Job, const HostLinkInfo &Host,
                   const OffloadOptions &Options, const WorkDir &Dir);

@@ -73,9 +73,20 @@ static Error checkImage(const DeviceImage &Image) {
                                "ID) to be linked for");
     return Error::success();
   }
+  if (T.isNVPTX()) {
+    if (I.TheOffloadKind != OffloadKind::Cuda &&
+        I.TheOffloadKind != OffloadKind::OpenMP)
+      return imageError(Image, "NVPTX device code must come from CUDA or "
+                               "OpenMP");
+    if (!StringRef(I.getArch()).starts_with("sm_"))
+      return imageError(Image, "an NVPTX image needs an sm_NN arch to be "
+                               "linked for");
+    return Error::success();
+  }
   if (!isCPUTarget(T))
-    return imageError(Image, "LLD cannot link device code for " + T.str() +
-                                 " (CPU and AMDGPU targets are linked here)");
+    return imageError(Image, "no device linker for " + T.str() +
+                                 " (CPU and AMDGPU code is linked by LLD, "
+                                 "NVPTX code by the CUDA toolkit's nvlink)");
   if (I.TheOffloadKind != OffloadKind::OpenMP)
     return imageError(Image, "only OpenMP images can be linked for a CPU "
                              "target");

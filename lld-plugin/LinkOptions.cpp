@@ -80,6 +80,8 @@ static Error parseOffloadOption(StringRef Arg, OffloadOptions &O) {
       return usage("--offload-compress-version: expected 2 or 3, got '" +
                    Value + "'");
     O.CompressionVersion = Value == "2" ? 2 : 3;
+  } else if (Key == "offload-cuda-path" && HasValue) {
+    O.CudaPath = Value.str();
   } else if (Key == "offload-large-fatbin-threshold" && HasValue) {
     if (Value.getAsInteger(10, O.LargeFatbinThreshold))
       return usage("--offload-large-fatbin-threshold: expected a size in "

@@ -50,6 +50,8 @@ struct OffloadOptions {
   int CompressionLevel = 3;
   /// --offload-compress-version=2|3.
   uint16_t CompressionVersion = 3;
+  /// --offload-cuda-path=<dir>: the CUDA toolkit (nvlink, fatbinary).
+  std::string CudaPath = "/usr/local/cuda";
   /// --offload-large-fatbin-threshold=<bytes>: fat binaries this large are
   /// placed after .bss, out of the way of small-code-model references.
   uint64_t LargeFatbinThreshold = 1ULL << 30;

@@ -10,6 +10,7 @@
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Program.h"
 #include "llvm/Support/xxhash.h"
 
 using namespace llvm;
@@ -58,7 +59,8 @@ writeOpenMPRegistration(ArrayRef<const PreparedDeviceLink *> Links,
     if (!Image)
       return Image.takeError();
     ImageToWrite ToWrite;
-    ToWrite.TheImageKind = ImageKind::Object;
+    ToWrite.TheImageKind = Link->Job->TargetTriple.isNVPTX() ? ImageKind::Cubin
+                                                            : ImageKind::Object;
     ToWrite.TheOffloadKind = Link->Job->Kind;
     ToWrite.Strings = {{"triple", Link->Job->TargetTriple.str()},
                        {"arch", Link->Job->Arch}};
@@ -142,14 +144,64 @@ writeHIPRegistration(ArrayRef<const PreparedDeviceLink *> Links,
                           Dir);
 }
 
+/// The CUDA fat binary of \p Links: the toolkit's fatbinary, one ELF image
+/// per sm_NN, as clang-linker-wrapper runs it.
+static Expected<std::string>
+writeCUDARegistration(ArrayRef<const PreparedDeviceLink *> Links,
+                      const Triple &HostTriple,
+                      const RegistrationSettings &Settings, const WorkDir &Dir,
+                      uint64_t &FatbinSize) {
+  Expected<std::string> Fatbinary =
+      findCudaTool(Settings.CudaPath, "fatbinary");
+  if (!Fatbinary)
+    return Fatbinary.takeError();
+  std::string Output = Dir.path("cuda.fatbin");
+  std::vector<std::string> Args = {*Fatbinary, "--create=" + Output, "--64"};
+  for (const PreparedDeviceLink *Link : Links)
+    Args.push_back("--image3=kind=elf,sm=" +
+                   StringRef(Link->Job->Arch).drop_front(3).str() +
+                   ",file=" + Link->Output);
+  SmallVector<StringRef, 16> Argv(Args.begin(), Args.end());
+  std::string Log = Dir.path("fatbinary.log");
+  std::optional<StringRef> Redirects[] = {std::nullopt, StringRef(Log),
+                                          StringRef(Log)};
+  std::string ErrMsg;
+  if (sys::ExecuteAndWait(*Fatbinary, Argv, std::nullopt, Redirects, 0, 0,
+                          &ErrMsg) != 0) {
+    ErrorOr<std::unique_ptr<MemoryBuffer>> Said = MemoryBuffer::getFile(Log);
+    return createStringError(inconvertibleErrorCode(),
+                             "fatbinary failed: " +
+                                 (Said ? (*Said)->getBuffer().rtrim().str()
+                                       : ErrMsg));
+  }
+  ErrorOr<std::unique_ptr<MemoryBuffer>> Fatbin = MemoryBuffer::getFile(
+      Output, /*IsText=*/false, /*RequiresNullTerminator=*/false);
+  if (std::error_code EC = Fatbin.getError())
+    return createStringError(EC, "cannot read '%s': %s", Output.c_str(),
+                             EC.message().c_str());
+  FatbinSize = (*Fatbin)->getBufferSize();
+  ImageToRegister Image;
+  Image.Data = (*Fatbin)->getBuffer();
+  Image.ImageEnd = Image.Data.size();
+  RegistrationOptions Options;
+  Options.Kind = RegistrationKind::Cuda;
+  Options.Relocatable = Settings.Relocatable;
+  Options.EntriesSection = Settings.EntriesSection;
+  return emitRegistration({Image}, HostTriple, Options, "registration-cuda.o",
+                          Dir);
+}
+
 Expected<RegistrationObjects>
 writeRegistrationObjects(ArrayRef<PreparedDeviceLink> Links,
                          const Triple &HostTriple,
                          const RegistrationSettings &Settings,
                          const WorkDir &Dir) {
-  std::vector<const PreparedDeviceLink *> OpenMP, HIP;
+  std::vector<const PreparedDeviceLink *> OpenMP, HIP, CUDA;
   for (const PreparedDeviceLink &Link : Links)
-    (Link.Job->Kind == OffloadKind::HIP ? HIP : OpenMP).push_back(&Link);
+    (Link.Job->Kind == OffloadKind::HIP    ? HIP
+     : Link.Job->Kind == OffloadKind::Cuda ? CUDA
+                                           : OpenMP)
+        .push_back(&Link);
   RegistrationObjects Result;
   if (!OpenMP.empty()) {
     Expected<std::string> Object =
@@ -162,6 +214,15 @@ writeRegistrationObjects(ArrayRef<PreparedDeviceLink> Links,
     uint64_t Size = 0;
     Expected<std::string> Object =
         writeHIPRegistration(HIP, HostTriple, Settings, Dir, Size);
+    if (!Object)
+      return Object.takeError();
+    Result.Paths.push_back(*Object);
+    Result.LargestFatbin = std::max(Result.LargestFatbin, Size);
+  }
+  if (!CUDA.empty()) {
+    uint64_t Size = 0;
+    Expected<std::string> Object =
+        writeCUDARegistration(CUDA, HostTriple, Settings, Dir, Size);
     if (!Object)
       return Object.takeError();
     Result.Paths.push_back(*Object);

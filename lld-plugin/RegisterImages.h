@@ -24,13 +24,17 @@ struct RegistrationSettings {
   bool Relocatable = false;
   /// Compress HIP fat binaries (CCOB).
   std::optional<BundleCompression> Compression;
+  /// The CUDA toolkit, whose fatbinary makes CUDA fat binaries.
+  std::string CudaPath = "/usr/local/cuda";
 };
 
 /// Writes one object per offload kind among \p Links that registers its
 /// linked images: OpenMP images packed as OffloadBinaries for
 /// __tgt_register_lib; HIP images bundled into one fat binary (a host entry
 /// and one hip-amdgcn-amd-amdhsa--<target ID> entry per arch, 4096-aligned,
-/// as clang-linker-wrapper bundles them) for __hipRegisterFatBinary.
+/// as clang-linker-wrapper bundles them) for __hipRegisterFatBinary; CUDA
+/// cubins made into one fat binary by the toolkit's fatbinary, for
+/// __cudaRegisterFatBinary.
 /// The objects written, and the size of the largest fat binary among them.
 struct RegistrationObjects {
   std::vector<std::string> Paths;

@@ -81,8 +81,9 @@ TimeTrace takeTimeTraceOptions(std::vector<std::string> &LLDArgs) {
   return T;
 }
 
-void printCommand(StringRef What, ArrayRef<std::string> Args) {
-  errs() << ToolName << ": " << What << ": ld.lld";
+void printCommand(StringRef What, ArrayRef<std::string> Args,
+                  StringRef Program = "ld.lld") {
+  errs() << ToolName << ": " << What << ": " << Program;
   for (const std::string &Arg : Args) {
     errs() << ' ';
     sys::printArg(errs(), Arg, /*Quote=*/true);
@@ -210,7 +211,9 @@ int link(ArrayRef<const char *> Argv) {
     if (Opts.Verbose || Opts.DryRun)
       printCommand("device link " + Job.name() + " (" +
                        std::to_string(Job.Images.size()) + " images)",
-                   Link->Args);
+                   Link->Args,
+                   Link->Program.empty() ? StringRef("ld.lld")
+                                         : StringRef(Link->Program));
     Links.push_back(std::move(*Link));
   }
   if (Opts.DryRun)
@@ -232,6 +235,7 @@ int link(ArrayRef<const char *> Argv) {
                                              Opts.CompressionLevel,
                                              Opts.CompressionVersion};
   Settings.Relocatable = CL.Relocatable;
+  Settings.CudaPath = Opts.CudaPath;
   std::vector<std::string> Extra;
   if (CL.Relocatable) {
     Expected<RelocatableRegistration> R = planRelocatableRegistration(Links);
