@@ -47,9 +47,8 @@ Error DeviceInputs::scanLoadedInputs(const LoadedInputs &Loaded) {
     size_t Open = Line.find('(');
     MemoryBufferRef Buffer;
     if (Line.ends_with(")") && Open != StringRef::npos) {
-      Expected<MemoryBufferRef> Member =
-          archiveMember(Line.take_front(Open),
-                        Line.drop_front(Open + 1).drop_back());
+      Expected<MemoryBufferRef> Member = archiveMember(
+          Line.take_front(Open), Line.drop_front(Open + 1).drop_back());
       if (!Member)
         return Member.takeError();
       Buffer = *Member;
@@ -130,8 +129,8 @@ Error DeviceInputs::scanInput(MemoryBufferRef Buffer, StringRef Name,
         ObjectFile::createObjectFile(Buffer);
     if (!Obj)
       return inputError(Name, toString(Obj.takeError()));
-    // Most inputs (every libc and libgcc member) carry no device code: the
-    // section headers say so before anything else is read.
+    // Most inputs (every libc and libgcc member) carry no device code and no
+    // registration: the section headers say so before anything else is read.
     bool HasDeviceCode = false;
     for (const SectionRef &Sec : (*Obj)->sections()) {
       Expected<StringRef> SecName = Sec.getName();
@@ -140,11 +139,14 @@ Error DeviceInputs::scanInput(MemoryBufferRef Buffer, StringRef Name,
       if (SecName->starts_with(BundleMagic)) {
         if (Error E = addBundleSection(Sec, *SecName, Name, Found))
           return E;
+        HasDeviceCode = true;
         continue;
       }
+      // A HIP unit's registration refers to its fat binary from here.
       HasDeviceCode |=
           SecName->starts_with(".llvm.offloading") ||
-          ELFSectionRef(Sec).getType() == ELF::SHT_LLVM_OFFLOADING;
+          ELFSectionRef(Sec).getType() == ELF::SHT_LLVM_OFFLOADING ||
+          *SecName == ".hipFatBinSegment";
     }
     if (!HasDeviceCode)
       return Error::success();
@@ -156,10 +158,19 @@ Error DeviceInputs::scanInput(MemoryBufferRef Buffer, StringRef Name,
         consumeError(SymName.takeError());
         continue;
       }
-      if ((*Flags & SymbolRef::SF_Undefined) && isRegistrationCall(*SymName)) {
+      if (!(*Flags & SymbolRef::SF_Undefined))
+        continue;
+      if (isRegistrationCall(*SymName)) {
         CallsRegistration = true;
         CallsOpenMPRegistration |= *SymName == "__tgt_register_lib";
       }
+      // Old-driver HIP units (-fgpu-rdc) leave their fat binary and module
+      // handle, named after the unit, for the link to define.
+      StringRef CUID = *SymName;
+      if ((CUID.consume_front("__hip_fatbin_") ||
+           CUID.consume_front("__hip_gpubin_handle_")) &&
+          HIPUnitSet.insert(CUID).second)
+        HIPUnits.push_back(CUID.str());
     }
   }
 
@@ -221,16 +232,16 @@ Error DeviceInputs::addBundleSection(const SectionRef &Sec, StringRef SecName,
   std::string TripleText = ID->TargetTriple.str();
   if (StringRef(TripleText).ends_with("-"))
     TripleText.pop_back();
-  Image.Strings = {{"triple", Saver.save(TripleText)},
-                   {"arch", Saver.save(ID->TargetIDText.empty()
-                                           ? "generic"
-                                           : ID->TargetIDText)}};
-  Found->push_back({Image, Name.str(), Where});
+  Image.Strings = {
+      {"triple", Saver.save(TripleText)},
+      {"arch",
+       Saver.save(ID->TargetIDText.empty() ? "generic" : ID->TargetIDText)}};
+  Found->push_back({Image, Name.str(), Where, /*FromBundle=*/true});
   return Error::success();
 }
 
 Error DeviceInputs::take(const Candidate &C) {
-  Images.push_back({C.Image, C.Input, C.Where});
+  Images.push_back({C.Image, C.Input, C.Where, C.FromBundle});
   return noteSymbols(C.Image, Uses[targetKey(C.Image)]);
 }
 

@@ -34,6 +34,8 @@ struct DeviceImage {
   std::string Input;
   /// Where in that input, for messages.
   std::string Where;
+  /// From a __CLANG_OFFLOAD_BUNDLE__ section (clang's old offload driver).
+  bool FromBundle = false;
 };
 
 /// The device code of a link's loaded inputs.
@@ -55,6 +57,11 @@ public:
   /// that registered its own images, for one): the link needs the runtime.
   bool callsOpenMPRegistration() const { return CallsOpenMPRegistration; }
 
+  /// The compilation units, by CUID in link order, whose host code refers to
+  /// __hip_fatbin_<cuid> or __hip_gpubin_handle_<cuid>: clang's old HIP
+  /// driver with -fgpu-rdc, which leaves both for the link to define.
+  llvm::ArrayRef<std::string> hipFatbinUnits() const { return HIPUnits; }
+
   /// Device images, in link order.
   llvm::ArrayRef<DeviceImage> images() const { return Images; }
 
@@ -70,6 +77,7 @@ private:
   struct Candidate {
     OffloadImage Image;
     std::string Input, Where;
+    bool FromBundle = false;
     bool Taken = false;
   };
   /// Symbols the images of one (offload kind, triple) define and need.
@@ -100,6 +108,8 @@ private:
   std::vector<DeviceImage> Images;
   std::optional<std::string> RegisteredBy;
   bool CallsOpenMPRegistration = false;
+  std::vector<std::string> HIPUnits;
+  llvm::StringSet<> HIPUnitSet;
   /// Symbol use per "kind|triple" of the images taken so far.
   llvm::StringMap<SymbolUse> Uses;
   llvm::LLVMContext Context;

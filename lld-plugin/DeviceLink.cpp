@@ -84,11 +84,14 @@ Expected<std::string> findCudaTool(StringRef CudaPath, StringRef Tool) {
   SmallString<128> Path(CudaPath);
   sys::path::append(Path, "bin", Tool);
   if (!sys::fs::can_execute(Path))
-    return createStringError(
-        inconvertibleErrorCode(),
-        "CUDA device code needs the CUDA toolkit's '" + Tool + "', which is "
-            "not at " + Path + "; install the toolkit or give its location "
-            "with --offload-cuda-path=<dir>");
+    return createStringError(inconvertibleErrorCode(),
+                             "CUDA device code needs the CUDA toolkit's '" +
+                                 Tool +
+                                 "', which is "
+                                 "not at " +
+                                 Path +
+                                 "; install the toolkit or give its location "
+                                 "with --offload-cuda-path=<dir>");
   return Path.str().str();
 }
 
@@ -129,9 +132,10 @@ prepareNVPTXLink(const DeviceLinkJob &Job, const OffloadOptions &Options,
   return std::move(Link);
 }
 
-Expected<PreparedDeviceLink>
-prepareDeviceLink(const DeviceLinkJob &Job, const HostLinkInfo &Host,
-                  const OffloadOptions &Options, const WorkDir &Dir) {
+Expected<PreparedDeviceLink> prepareDeviceLink(const DeviceLinkJob &Job,
+                                               const HostLinkInfo &Host,
+                                               const OffloadOptions &Options,
+                                               const WorkDir &Dir) {
   PreparedDeviceLink Link;
   Link.Job = &Job;
   Link.Output = Dir.path(Job.name() + ".img");
@@ -150,8 +154,8 @@ prepareDeviceLink(const DeviceLinkJob &Job, const HostLinkInfo &Host,
     if (!ID->Features.empty()) {
       std::string Attrs;
       for (const auto &[Name, On] : ID->Features)
-        Attrs += (Attrs.empty() ? "" : ",") + std::string(On ? "+" : "-") +
-                 Name;
+        Attrs +=
+            (Attrs.empty() ? "" : ",") + std::string(On ? "+" : "-") + Name;
       Args.push_back("-plugin-opt=-mattr=" + Attrs);
     }
   } else {
@@ -195,8 +199,10 @@ prepareDeviceLink(const DeviceLinkJob &Job, const HostLinkInfo &Host,
           inconvertibleErrorCode(),
           "OpenMP device code for " + Job.TargetTriple.str() + " " + Job.Arch +
               " needs LLVM's OpenMP device runtime, which is not installed (" +
-              Runtime + " does not exist); give it with "
-              "--offload-device-lib=[" + Job.TargetTriple.str() + "=]<file>");
+              Runtime +
+              " does not exist); give it with "
+              "--offload-device-lib=[" +
+              Job.TargetTriple.str() + "=]<file>");
     Args.push_back(Runtime.str().str());
   }
   for (const auto &[TripleName, Arg] : Options.DeviceLinkerArgs)
@@ -232,8 +238,8 @@ static Error runProgram(const PreparedDeviceLink &Link, StringRef LogFile) {
     Argv.push_back(Arg);
   std::optional<StringRef> Redirects[] = {std::nullopt, LogFile, LogFile};
   std::string ErrMsg;
-  int RC = sys::ExecuteAndWait(Link.Program, Argv, std::nullopt, Redirects,
-                               0, 0, &ErrMsg);
+  int RC = sys::ExecuteAndWait(Link.Program, Argv, std::nullopt, Redirects, 0,
+                               0, &ErrMsg);
   if (RC == 0)
     return Error::success();
   ErrorOr<std::unique_ptr<MemoryBuffer>> Log = MemoryBuffer::getFile(LogFile);
@@ -285,8 +291,8 @@ Error runDeviceLinks(ArrayRef<PreparedDeviceLink> Links,
     if (ExitCode != 0 && !Failure) {
       ErrorOr<std::unique_ptr<MemoryBuffer>> Messages =
           MemoryBuffer::getFile(R.ErrFile);
-      Failure = deviceLinkError(
-          *R.Link, Messages ? (*Messages)->getBuffer() : StringRef(Why));
+      Failure = deviceLinkError(*R.Link, Messages ? (*Messages)->getBuffer()
+                                                  : StringRef(Why));
     }
     if (Jobserver && R.Slot.isValid())
       Jobserver->release(std::move(R.Slot));
@@ -315,16 +321,16 @@ Error runDeviceLinks(ArrayRef<PreparedDeviceLink> Links,
                                               StringRef(ErrFile)};
       std::string ErrMsg;
       bool ExecFailed = false;
-      sys::ProcessInfo PI = sys::ExecuteNoWait(Program, Argv, std::nullopt,
-                                               Redirects, 0, &ErrMsg,
-                                               &ExecFailed);
+      sys::ProcessInfo PI = sys::ExecuteNoWait(
+          Program, Argv, std::nullopt, Redirects, 0, &ErrMsg, &ExecFailed);
       if (ExecFailed) {
         if (Jobserver)
           Jobserver->release(std::move(Slot));
         Failure = joinErrors(std::move(Failure),
                              createStringError(inconvertibleErrorCode(),
                                                "cannot start a device-link "
-                                               "worker: " + ErrMsg));
+                                               "worker: " +
+                                                   ErrMsg));
         break;
       }
       Running.push_back({&Link, PI, ErrFile, std::move(Slot)});

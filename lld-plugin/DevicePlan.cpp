@@ -126,8 +126,42 @@ static Error checkTargetIDs(ArrayRef<DeviceImage> Images) {
   return Error::success();
 }
 
+/// Old-driver HIP units (-fgpu-rdc) register one fat binary the link
+/// defines for them; new-driver HIP images are registered by the link. One
+/// program cannot do both: its kernels would be registered twice or not at
+/// all.
+static Error checkHIPDrivers(ArrayRef<DeviceImage> Images,
+                             ArrayRef<std::string> HIPFatbinUnits) {
+  if (HIPFatbinUnits.empty())
+    return Error::success();
+  bool OldDriverCode = false;
+  for (const DeviceImage &Image : Images) {
+    if (Image.Image.TheOffloadKind != OffloadKind::HIP)
+      continue;
+    if (!Image.FromBundle)
+      return imageError(Image,
+                        "HIP device code from clang's new offload driver "
+                        "cannot be linked with units from its old driver "
+                        "(-fgpu-rdc without --offload-new-driver; unit " +
+                            HIPFatbinUnits.front() +
+                            "); compile every unit with one driver");
+    OldDriverCode = true;
+  }
+  if (!OldDriverCode)
+    return createStringError(
+        inconvertibleErrorCode(),
+        "HIP units compiled with -fgpu-rdc (unit " + HIPFatbinUnits.front() +
+            " refers to __hip_fatbin_" + HIPFatbinUnits.front() +
+            ") but no HIP device code in the inputs: link the objects clang "
+            "made, not their host parts");
+  return Error::success();
+}
+
 Expected<std::vector<DeviceLinkJob>>
-planDeviceLinks(ArrayRef<DeviceImage> Images) {
+planDeviceLinks(ArrayRef<DeviceImage> Images,
+                ArrayRef<std::string> HIPFatbinUnits) {
+  if (Error E = checkHIPDrivers(Images, HIPFatbinUnits))
+    return std::move(E);
   if (Error E = checkTargetIDs(Images))
     return std::move(E);
   for (const DeviceImage &Image : Images)

@@ -34,9 +34,12 @@ struct DeviceLinkJob {
 /// appear in the link. Fails, naming the inputs and the images, for target
 /// IDs that conflict (a feature on in one image and off in another of the
 /// same processor) and for images no device link here can handle (GPU
-/// targets, unknown triples, images that are not objects or bitcode).
+/// targets, unknown triples, images that are not objects or bitcode), and
+/// for HIP code of clang's two offload drivers together (\p HIPFatbinUnits:
+/// the old driver's -fgpu-rdc units, DeviceInputs::hipFatbinUnits()).
 llvm::Expected<std::vector<DeviceLinkJob>>
-planDeviceLinks(llvm::ArrayRef<DeviceImage> Images);
+planDeviceLinks(llvm::ArrayRef<DeviceImage> Images,
+                llvm::ArrayRef<std::string> HIPFatbinUnits = {});
 
 /// "openmp x86_64-pc-linux-gnu generic (object)", for messages.
 std::string describeImage(const OffloadImage &Image);

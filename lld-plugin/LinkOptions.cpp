@@ -202,8 +202,11 @@ std::vector<std::string> probeArguments(ArrayRef<std::string> LLDArgs) {
     Out.push_back(Arg.str());
   }
   // Symbols the registration object or the offload runtime will provide are
-  // not there yet; undefined symbols do not change what LLD loads.
+  // not there yet; undefined symbols do not change what LLD loads. Hidden
+  // ones (old-driver HIP's __hip_fatbin_<cuid>) are errors even so, unless
+  // errors do not stop the link.
   Out.push_back("--unresolved-symbols=ignore-all");
+  Out.push_back("--noinhibit-exec");
   Out.push_back("-o");
   Out.push_back("/dev/null");
   return Out;

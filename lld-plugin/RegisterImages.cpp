@@ -27,15 +27,9 @@ readLinkedImage(const PreparedDeviceLink &Link) {
   return std::move(*Image);
 }
 
-/// Emits the registration module built for \p Images as the object \p Name.
-static Expected<std::string> emitRegistration(ArrayRef<ImageToRegister> Images,
-                                              const Triple &HostTriple,
-                                              const RegistrationOptions &Options,
-                                              StringRef Name,
-                                              const WorkDir &Dir) {
-  LLVMContext Context;
-  Expected<std::unique_ptr<Module>> M =
-      buildRegistrationModule(Context, HostTriple, Images, Options);
+/// Emits \p M as the object \p Name.
+static Expected<std::string> emitObject(Expected<std::unique_ptr<Module>> M,
+                                        StringRef Name, const WorkDir &Dir) {
   if (!M)
     return M.takeError();
   if (Error E = setTargetDataLayout(**M))
@@ -46,21 +40,30 @@ static Expected<std::string> emitRegistration(ArrayRef<ImageToRegister> Images,
   return Dir.write(Name, *Object);
 }
 
+/// Emits the registration module built for \p Images as the object \p Name.
+static Expected<std::string>
+emitRegistration(ArrayRef<ImageToRegister> Images, const Triple &HostTriple,
+                 const RegistrationOptions &Options, StringRef Name,
+                 const WorkDir &Dir) {
+  LLVMContext Context;
+  return emitObject(
+      buildRegistrationModule(Context, HostTriple, Images, Options), Name, Dir);
+}
+
 /// The OpenMP runtime takes each linked image with its metadata, as an
 /// OffloadBinary of its own.
-static Expected<std::string>
-writeOpenMPRegistration(ArrayRef<const PreparedDeviceLink *> Links,
-                        const Triple &HostTriple,
-                        const RegistrationSettings &Settings,
-                        const WorkDir &Dir) {
+static Expected<std::string> writeOpenMPRegistration(
+    ArrayRef<const PreparedDeviceLink *> Links, const Triple &HostTriple,
+    const RegistrationSettings &Settings, const WorkDir &Dir) {
   std::vector<std::string> Packed;
   for (const PreparedDeviceLink *Link : Links) {
     Expected<std::unique_ptr<MemoryBuffer>> Image = readLinkedImage(*Link);
     if (!Image)
       return Image.takeError();
     ImageToWrite ToWrite;
-    ToWrite.TheImageKind = Link->Job->TargetTriple.isNVPTX() ? ImageKind::Cubin
-                                                            : ImageKind::Object;
+    ToWrite.TheImageKind = Link->Job->TargetTriple.isNVPTX()
+                               ? ImageKind::Cubin
+                               : ImageKind::Object;
     ToWrite.TheOffloadKind = Link->Job->Kind;
     ToWrite.Strings = {{"triple", Link->Job->TargetTriple.str()},
                        {"arch", Link->Job->Arch}};
@@ -94,7 +97,8 @@ writeOpenMPRegistration(ArrayRef<const PreparedDeviceLink *> Links,
 
 Expected<SmallVector<char, 0>>
 makeHIPFatbin(ArrayRef<const PreparedDeviceLink *> Links,
-              const std::optional<BundleCompression> &Compression) {
+              const std::optional<BundleCompression> &Compression,
+              StringRef EntryKind) {
   // clang-linker-wrapper names the (empty) host entry this way, whatever the
   // host.
   std::vector<std::unique_ptr<MemoryBuffer>> Images;
@@ -105,7 +109,7 @@ makeHIPFatbin(ArrayRef<const PreparedDeviceLink *> Links,
     if (!Image)
       return Image.takeError();
     BundleEntryID ID;
-    ID.Kind = "hip";
+    ID.Kind = EntryKind.str();
     ID.TargetTriple = Link->Job->TargetTriple;
     ID.TargetIDText = Link->Job->Arch;
     Entries.push_back({ID.str(), (*Image)->getBuffer()});
@@ -125,7 +129,9 @@ writeHIPRegistration(ArrayRef<const PreparedDeviceLink *> Links,
                      const RegistrationSettings &Settings, const WorkDir &Dir,
                      uint64_t &FatbinSize) {
   Expected<SmallVector<char, 0>> Fatbin =
-      makeHIPFatbin(Links, Settings.Compression);
+      makeHIPFatbin(Links, Settings.Compression,
+                    // clang's old driver names code objects "hipv4-...".
+                    Settings.HIPFatbinUnits.empty() ? "hip" : "hipv4");
   if (!Fatbin)
     return Fatbin.takeError();
   StringRef Data(Fatbin->data(), Fatbin->size());
@@ -133,6 +139,14 @@ writeHIPRegistration(ArrayRef<const PreparedDeviceLink *> Links,
   // Kept with the other intermediates, for --offload-save-temps.
   if (Expected<std::string> Saved = Dir.write("hip.hipfb", Data); !Saved)
     return Saved.takeError();
+  // Units of clang's old driver (-fgpu-rdc) register the fat binary
+  // themselves: the link only defines it and their module handle.
+  if (!Settings.HIPFatbinUnits.empty()) {
+    LLVMContext Context;
+    return emitObject(buildHIPFatbinDefinitions(Context, HostTriple, Data,
+                                                Settings.HIPFatbinUnits),
+                      "hip-fatbin.o", Dir);
+  }
   ImageToRegister Image;
   Image.Data = Data;
   Image.ImageEnd = Data.size();
@@ -169,10 +183,10 @@ writeCUDARegistration(ArrayRef<const PreparedDeviceLink *> Links,
   if (sys::ExecuteAndWait(*Fatbinary, Argv, std::nullopt, Redirects, 0, 0,
                           &ErrMsg) != 0) {
     ErrorOr<std::unique_ptr<MemoryBuffer>> Said = MemoryBuffer::getFile(Log);
-    return createStringError(inconvertibleErrorCode(),
-                             "fatbinary failed: " +
-                                 (Said ? (*Said)->getBuffer().rtrim().str()
-                                       : ErrMsg));
+    return createStringError(
+        inconvertibleErrorCode(),
+        "fatbinary failed: " +
+            (Said ? (*Said)->getBuffer().rtrim().str() : ErrMsg));
   }
   ErrorOr<std::unique_ptr<MemoryBuffer>> Fatbin = MemoryBuffer::getFile(
       Output, /*IsText=*/false, /*RequiresNullTerminator=*/false);
@@ -191,11 +205,9 @@ writeCUDARegistration(ArrayRef<const PreparedDeviceLink *> Links,
                           Dir);
 }
 
-Expected<RegistrationObjects>
-writeRegistrationObjects(ArrayRef<PreparedDeviceLink> Links,
-                         const Triple &HostTriple,
-                         const RegistrationSettings &Settings,
-                         const WorkDir &Dir) {
+Expected<RegistrationObjects> writeRegistrationObjects(
+    ArrayRef<PreparedDeviceLink> Links, const Triple &HostTriple,
+    const RegistrationSettings &Settings, const WorkDir &Dir) {
   std::vector<const PreparedDeviceLink *> OpenMP, HIP, CUDA;
   for (const PreparedDeviceLink &Link : Links)
     (Link.Job->Kind == OffloadKind::HIP    ? HIP
@@ -239,8 +251,8 @@ planRelocatableRegistration(ArrayRef<PreparedDeviceLink> Links) {
         MemoryBuffer::getFile(Link.Output, /*IsText=*/false,
                               /*RequiresNullTerminator=*/false);
     if (std::error_code EC = Image.getError())
-      return createStringError(EC, "cannot read '%s': %s",
-                               Link.Output.c_str(), EC.message().c_str());
+      return createStringError(EC, "cannot read '%s': %s", Link.Output.c_str(),
+                               EC.message().c_str());
     Hash = xxh3_64bits((*Image)->getBuffer()) ^ (Hash * 31);
   }
   RelocatableRegistration R;

@@ -26,13 +26,17 @@ struct RegistrationSettings {
   std::optional<BundleCompression> Compression;
   /// The CUDA toolkit, whose fatbinary makes CUDA fat binaries.
   std::string CudaPath = "/usr/local/cuda";
+  /// Old-driver HIP units (-fgpu-rdc) by CUID: when set, the HIP fat binary
+  /// is defined for their own registration code instead of registered.
+  std::vector<std::string> HIPFatbinUnits;
 };
 
 /// Writes one object per offload kind among \p Links that registers its
 /// linked images: OpenMP images packed as OffloadBinaries for
 /// __tgt_register_lib; HIP images bundled into one fat binary (a host entry
 /// and one hip-amdgcn-amd-amdhsa--<target ID> entry per arch, 4096-aligned,
-/// as clang-linker-wrapper bundles them) for __hipRegisterFatBinary; CUDA
+/// as clang-linker-wrapper bundles them) for __hipRegisterFatBinary, or
+/// defined as __hip_fatbin_<cuid> for old-driver units that register it; CUDA
 /// cubins made into one fat binary by the toolkit's fatbinary, for
 /// __cudaRegisterFatBinary.
 /// The objects written, and the size of the largest fat binary among them.
@@ -40,16 +44,18 @@ struct RegistrationObjects {
   std::vector<std::string> Paths;
   uint64_t LargestFatbin = 0;
 };
-llvm::Expected<RegistrationObjects>
-writeRegistrationObjects(llvm::ArrayRef<PreparedDeviceLink> Links,
-                         const llvm::Triple &HostTriple,
-                         const RegistrationSettings &Settings,
-                         const WorkDir &Dir);
+llvm::Expected<RegistrationObjects> writeRegistrationObjects(
+    llvm::ArrayRef<PreparedDeviceLink> Links, const llvm::Triple &HostTriple,
+    const RegistrationSettings &Settings, const WorkDir &Dir);
 
-/// The HIP fat binary of \p Links (their HIP images), as registered.
+/// The HIP fat binary of \p Links (their HIP images), as registered: a
+/// bundle with an empty host entry and one \p EntryKind-amdgcn-amd-amdhsa--
+/// <target ID> entry per image ("hip" as clang-linker-wrapper writes them,
+/// "hipv4" as clang's old driver does).
 llvm::Expected<llvm::SmallVector<char, 0>>
 makeHIPFatbin(llvm::ArrayRef<const PreparedDeviceLink *> Links,
-              const std::optional<BundleCompression> &Compression);
+              const std::optional<BundleCompression> &Compression,
+              llvm::StringRef EntryKind);
 
 /// For a relocatable link that links device code now: a name of its own for
 /// the entries section (derived from the linked images, so stable across

@@ -79,6 +79,17 @@ buildRegistrationModule(llvm::LLVMContext &Context,
                         llvm::ArrayRef<ImageToRegister> Images,
                         const RegistrationOptions &Options);
 
+/// Builds the module that clang's old HIP driver (-fgpu-rdc) links into a
+/// program: \p Fatbin in .hip_fatbin as __hip_fatbin_<cuid> and a null
+/// module handle in .hip_gpubin_handle as __hip_gpubin_handle_<cuid>, for
+/// every compilation unit of \p CUIDs (the first defines them, the others
+/// are aliases). The units' own host code registers the fat binary.
+llvm::Expected<std::unique_ptr<llvm::Module>>
+buildHIPFatbinDefinitions(llvm::LLVMContext &Context,
+                          const llvm::Triple &HostTriple,
+                          llvm::StringRef Fatbin,
+                          llvm::ArrayRef<std::string> CUIDs);
+
 } // namespace offload
 
 #endif // LLD_OFFLOAD_WRAPPERIR_REGISTRATION_H

@@ -189,14 +189,15 @@ int link(ArrayRef<const char *> Argv) {
   }
   // No device code: the host link as asked for, with the runtime if an input
   // registers images (a relocatable output that linked its own, say).
-  if (Inputs.images().empty())
+  if (Inputs.images().empty() && Inputs.hipFatbinUnits().empty())
     return linkHost(CL, Inputs.callsOpenMPRegistration()
                             ? runtimeArguments(CL)
                             : std::vector<std::string>());
 
   // Group the images into device links, refusing what cannot be linked
   // before any work is done.
-  Expected<std::vector<DeviceLinkJob>> Jobs = planDeviceLinks(Inputs.images());
+  Expected<std::vector<DeviceLinkJob>> Jobs =
+      planDeviceLinks(Inputs.images(), Inputs.hipFatbinUnits());
   if (!Jobs)
     return fail(Jobs.takeError());
 
@@ -231,18 +232,18 @@ int link(ArrayRef<const char *> Argv) {
   // section, so that it registers its images and no others.
   RegistrationSettings Settings;
   if (Opts.Compress)
-    Settings.Compression = BundleCompression{compression::Format::Zstd,
-                                             Opts.CompressionLevel,
-                                             Opts.CompressionVersion};
+    Settings.Compression =
+        BundleCompression{compression::Format::Zstd, Opts.CompressionLevel,
+                          Opts.CompressionVersion};
   Settings.Relocatable = CL.Relocatable;
   Settings.CudaPath = Opts.CudaPath;
+  Settings.HIPFatbinUnits = Inputs.hipFatbinUnits();
   std::vector<std::string> Extra;
   if (CL.Relocatable) {
     Expected<RelocatableRegistration> R = planRelocatableRegistration(Links);
     if (!R)
       return fail(R.takeError());
-    Expected<std::string> Script =
-        (*Dir)->write("relocatable.lds", R->Script);
+    Expected<std::string> Script = (*Dir)->write("relocatable.lds", R->Script);
     if (!Script)
       return fail(Script.takeError());
     Settings.EntriesSection = R->EntriesSection;

@@ -1,7 +1,7 @@
 //===- RegistrationTest.cpp - Registration modules and their emission -----===//
 
-#include "wrapper-ir/Emit.h"
 #include "wrapper-ir/Registration.h"
+#include "wrapper-ir/Emit.h"
 
 #include "unittests/ErrorMatchers.h"
 
@@ -94,8 +94,8 @@ TEST(Registration, RejectsBadRequests) {
   RegistrationOptions Options;
   EXPECT_EQ(errorMessage(buildRegistrationModule(Context, Host, {}, Options)),
             "no device image to register");
-  EXPECT_EQ(errorMessage(buildRegistrationModule(
-                Context, Triple("nonsense"), {rawImage("A")}, Options)),
+  EXPECT_EQ(errorMessage(buildRegistrationModule(Context, Triple("nonsense"),
+                                                 {rawImage("A")}, Options)),
             "unknown host triple 'nonsense'");
   Options.Kind = RegistrationKind::Cuda;
   EXPECT_EQ(errorMessage(buildRegistrationModule(
@@ -105,9 +105,9 @@ TEST(Registration, RejectsBadRequests) {
   ImageToRegister Past = rawImage("ABC");
   Past.ImageBegin = 2;
   Past.ImageEnd = 4;
-  EXPECT_EQ(errorMessage(buildRegistrationModule(Context, Host, {Past},
-                                                 Options)),
-            "device image [2, 4) lies outside its 3-byte embedding");
+  EXPECT_EQ(
+      errorMessage(buildRegistrationModule(Context, Host, {Past}, Options)),
+      "device image [2, 4) lies outside its 3-byte embedding");
 }
 
 // An emitted object is an ELF relocatable for the host with the sections the
@@ -132,6 +132,36 @@ TEST(Emit, ObjectHasTheRegistrationSections) {
                          "llvm_offload_entries"})
     EXPECT_NE(std::find(Names.begin(), Names.end(), Want), Names.end())
         << Want.str();
+}
+
+// Old-driver HIP units' names: the first unit's are the definitions, the
+// others alias them, so that every unit registers the one fat binary.
+TEST(HIPFatbinDefinitions, OneDefinitionAliasedPerUnit) {
+  LLVMContext Context;
+  std::unique_ptr<Module> M = takeOrFail(
+      buildHIPFatbinDefinitions(Context, Host, "FATBIN", {"aa11", "bb22"}));
+  ASSERT_TRUE(M);
+  EXPECT_FALSE(verifyModule(*M, &errs()));
+  GlobalVariable *Fatbin = M->getNamedGlobal("__hip_fatbin_aa11");
+  ASSERT_NE(Fatbin, nullptr);
+  EXPECT_EQ(Fatbin->getSection(), ".hip_fatbin");
+  EXPECT_EQ(Fatbin->getAlign(), MaybeAlign(4096));
+  EXPECT_TRUE(Fatbin->hasExternalLinkage());
+  EXPECT_EQ(cast<ConstantDataSequential>(Fatbin->getInitializer())
+                ->getRawDataValues(),
+            "FATBIN");
+  GlobalVariable *Handle = M->getNamedGlobal("__hip_gpubin_handle_aa11");
+  ASSERT_NE(Handle, nullptr);
+  EXPECT_EQ(Handle->getSection(), ".hip_gpubin_handle");
+  EXPECT_TRUE(Handle->getInitializer()->isNullValue());
+  GlobalAlias *FatbinB = M->getNamedAlias("__hip_fatbin_bb22");
+  GlobalAlias *HandleB = M->getNamedAlias("__hip_gpubin_handle_bb22");
+  ASSERT_NE(FatbinB, nullptr);
+  ASSERT_NE(HandleB, nullptr);
+  EXPECT_EQ(FatbinB->getAliasee(), Fatbin);
+  EXPECT_EQ(HandleB->getAliasee(), Handle);
+  EXPECT_EQ(errorMessage(buildHIPFatbinDefinitions(Context, Host, "F", {})),
+            "no compilation unit refers to a HIP fat binary");
 }
 
 TEST(Emit, UnknownTargetIsAnError) {
