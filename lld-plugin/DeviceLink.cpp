@@ -231,6 +231,16 @@ static Error deviceLinkError(const PreparedDeviceLink &Link,
                                "\nLLD said:\n" + Messages.rtrim());
 }
 
+/// What a link run in another process said: its log, and how it ended when
+/// that was not a plain exit (a signal, a failure to wait for it).
+static std::string processMessages(StringRef LogFile, StringRef Why) {
+  ErrorOr<std::unique_ptr<MemoryBuffer>> Log = MemoryBuffer::getFile(LogFile);
+  std::string Said = Log ? (*Log)->getBuffer().rtrim().str() : std::string();
+  if (!Why.empty())
+    Said += (Said.empty() ? "" : "\n") + Why.str();
+  return Said;
+}
+
 /// Runs a link that is not LLD's, its messages going to \p LogFile.
 static Error runProgram(const PreparedDeviceLink &Link, StringRef LogFile) {
   SmallVector<StringRef, 32> Argv = {Link.Program};
@@ -242,10 +252,7 @@ static Error runProgram(const PreparedDeviceLink &Link, StringRef LogFile) {
                                0, &ErrMsg);
   if (RC == 0)
     return Error::success();
-  ErrorOr<std::unique_ptr<MemoryBuffer>> Log = MemoryBuffer::getFile(LogFile);
-  return deviceLinkError(Link, Log && !(*Log)->getBuffer().empty()
-                                   ? (*Log)->getBuffer()
-                                   : StringRef(ErrMsg));
+  return deviceLinkError(Link, processMessages(LogFile, ErrMsg));
 }
 
 static Error runInProcess(ArrayRef<PreparedDeviceLink> Links,
@@ -256,10 +263,9 @@ static Error runInProcess(ArrayRef<PreparedDeviceLink> Links,
         return E;
       continue;
     }
-    std::string Messages;
-    raw_string_ostream ErrOS(Messages);
-    if (runLLD(Link.Args, ErrOS, ErrOS) != 0 || !canRunLLDAgain())
-      return deviceLinkError(Link, Messages);
+    std::string Out, Err;
+    if (runLLDCapturing(Link.Args, Out, Err) != 0 || !canRunLLDAgain())
+      return deviceLinkError(Link, Out + Err);
   }
   return Error::success();
 }
@@ -288,12 +294,8 @@ Error runDeviceLinks(ArrayRef<PreparedDeviceLink> Links,
   Error Failure = Error::success();
   size_t Next = 0;
   auto Finished = [&](RunningLink &R, int ExitCode, StringRef Why) {
-    if (ExitCode != 0 && !Failure) {
-      ErrorOr<std::unique_ptr<MemoryBuffer>> Messages =
-          MemoryBuffer::getFile(R.ErrFile);
-      Failure = deviceLinkError(*R.Link, Messages ? (*Messages)->getBuffer()
-                                                  : StringRef(Why));
-    }
+    if (ExitCode != 0 && !Failure)
+      Failure = deviceLinkError(*R.Link, processMessages(R.ErrFile, Why));
     if (Jobserver && R.Slot.isValid())
       Jobserver->release(std::move(R.Slot));
   };

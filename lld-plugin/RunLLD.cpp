@@ -5,8 +5,9 @@
 #include "lld-plugin/LinkOptions.h"
 
 #include "lld/Common/Driver.h"
-#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/CrashRecoveryContext.h"
 #include "llvm/Support/MemoryBuffer.h"
 
 LLD_HAS_DRIVER(elf)
@@ -27,6 +28,18 @@ int runLLD(llvm::ArrayRef<std::string> Args, llvm::raw_ostream &Out,
   return R.retCode;
 }
 
+int runLLDCapturing(llvm::ArrayRef<std::string> Args, std::string &Out,
+                    std::string &Err) {
+  llvm::raw_string_ostream OutOS(Out), ErrOS(Err);
+  // LLD ends the process on a fatal error (a malformed input), its message
+  // still in the string; crash recovery brings control back here instead.
+  // LLD cannot run again after that (canRunLLDAgain() says so).
+  llvm::CrashRecoveryContext::Enable();
+  int RC = runLLD(Args, OutOS, ErrOS);
+  llvm::CrashRecoveryContext::Disable();
+  return RC;
+}
+
 llvm::Expected<LoadedInputs>
 traceLoadedInputs(llvm::ArrayRef<std::string> LLDArgs,
                   llvm::StringRef StatsFile) {
@@ -34,8 +47,7 @@ traceLoadedInputs(llvm::ArrayRef<std::string> LLDArgs,
   Args.push_back("--trace");
   Args.push_back(("--print-archive-stats=" + StatsFile).str());
   std::string Out, Err;
-  llvm::raw_string_ostream OutOS(Out), ErrOS(Err);
-  if (runLLD(Args, OutOS, ErrOS) != 0)
+  if (runLLDCapturing(Args, Out, Err) != 0)
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                    llvm::StringRef(Err).rtrim());
   LoadedInputs Loaded;

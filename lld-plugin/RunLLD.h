@@ -23,6 +23,11 @@ namespace offload {
 int runLLD(llvm::ArrayRef<std::string> Args, llvm::raw_ostream &Out,
            llvm::raw_ostream &Err);
 
+/// Like runLLD(), LLD's messages kept in \p Out and \p Err, fatal errors
+/// included (after one, canRunLLDAgain() is false).
+int runLLDCapturing(llvm::ArrayRef<std::string> Args, std::string &Out,
+                    std::string &Err);
+
 /// What a host link loads, in load order.
 struct LoadedInputs {
   /// Files and "archive(member)"s, as LLD's --trace names them.
