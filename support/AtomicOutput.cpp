@@ -12,8 +12,7 @@ using namespace llvm;
 namespace offload {
 
 static Error fileError(StringRef Path, const Twine &Msg) {
-  return createStringError(inconvertibleErrorCode(),
-                           "'" + Path + "': " + Msg);
+  return createStringError(inconvertibleErrorCode(), "'" + Path + "': " + Msg);
 }
 
 Error writeFileAtomically(StringRef Path,
@@ -27,8 +26,8 @@ Error writeFileAtomically(StringRef Path,
     return Error::success();
   }
 
-  // The temporary file must stay in the destination's directory so that the final
-  // rename never crosses file systems.
+  // The temporary file must stay in the destination's directory so that the
+  // final rename never crosses file systems.
   Expected<sys::fs::TempFile> Temp =
       sys::fs::TempFile::create(Path + ".tmp-%%%%%%%%");
   if (!Temp)
@@ -37,10 +36,15 @@ Error writeFileAtomically(StringRef Path,
 
   Error Result = [&]() -> Error {
     OutputFileStream OS(Temp->FD);
-    if (Error E = Write(OS))
-      return E;
+    Error E = Write(OS);
     OS.flush();
-    if (std::error_code EC = OS.error())
+    // A failed write (a full disk) is reported here; left in the stream, it
+    // would make its destructor abort with "LLVM ERROR: IO failure".
+    std::error_code EC = OS.error();
+    OS.clear_error();
+    if (E)
+      return E;
+    if (EC)
       return fileError(Path, "write failed: " + EC.message());
     return Error::success();
   }();

@@ -44,14 +44,17 @@ Error appendFileRange(OutputFileStream &OS, int InFD, uint64_t Offset,
     if (N < 0 && errno == EINTR)
       continue;
     if (N <= 0)
-      return copyError(InName, N == 0 ? "unexpected end of file"
-                                      : "read failed");
+      return copyError(InName,
+                       N == 0 ? "unexpected end of file" : "read failed");
     for (ssize_t Done = 0; Done < N;) {
       ssize_t W = ::write(OutFD, Buffer.data() + Done, N - Done);
       if (W < 0 && errno == EINTR)
         continue;
       if (W <= 0)
-        return copyError(InName, "write failed");
+        return copyError(InName, "copying to the output failed: " +
+                                     std::error_code(W < 0 ? errno : ENOSPC,
+                                                     std::generic_category())
+                                         .message());
       Done += W;
     }
     In += N;

@@ -60,3 +60,23 @@ if all(os.path.exists(os.path.join(cuda_path, p))
        for p in ("bin/nvlink", "bin/fatbinary", "lib64/libcudart_static.a")):
     config.available_features.add("cuda")
     config.substitutions.append(("%cuda-path", cuda_path))
+
+# Fault tests fill a small file system: only where tmpfs can be mounted (as
+# root, outside a container that forbids it).
+import subprocess
+import tempfile
+def _can_mount_tmpfs():
+    if os.geteuid() != 0 or not shutil.which("mount"):
+        return False
+    d = tempfile.mkdtemp(prefix="lit-tmpfs-")
+    try:
+        if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", d],
+                          stdout=subprocess.DEVNULL,
+                          stderr=subprocess.DEVNULL).returncode != 0:
+            return False
+        subprocess.run(["umount", d])
+        return True
+    finally:
+        os.rmdir(d)
+if _can_mount_tmpfs():
+    config.available_features.add("tmpfs-mount")

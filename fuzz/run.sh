@@ -1,0 +1,150 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets (fuzz/CMakeLists.txt, clang-22 with ASan and
+# UBSan) and runs each for N seconds:
+#   fuzz/run.sh [SECONDS] [TARGET...]      (default 60 s, every target)
+# Seeds come from a corpus generated here with our own tools (when a build
+# with them exists: $LLD_OFFLOAD_BUILD_DIR, else build/) and LLVM 22's
+# (llvm-offload-binary, clang-offload-bundler, clang -c). Everything lands in
+# $FUZZ_BUILD_DIR (default build-fuzz/): corpus/<target>/ grows as the
+# fuzzers find new inputs, crashes go to artifacts/<target>/, logs to
+# logs/<target>.log. Needs libclang-rt-22-dev (the fuzzer runtime).
+set -euo pipefail
+
+seconds=${1:-60}
+shift || true
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+fuzz_build=${FUZZ_BUILD_DIR:-$root/build-fuzz}
+tools_build=${LLD_OFFLOAD_BUILD_DIR:-$root/build}
+llvm=/usr/lib/llvm-22
+targets=("$@")
+((${#targets[@]})) ||
+  targets=(offload-binary bundle ccob entry-id find-binaries object-bundle)
+
+if [[ ! -f "$fuzz_build/build.ninja" ]]; then
+  cmake -S "$root/fuzz" -B "$fuzz_build" -G Ninja \
+    -DCMAKE_C_COMPILER=clang-22 -DCMAKE_CXX_COMPILER=clang++-22 >/dev/null
+fi
+ninja -C "$fuzz_build" | tail -n 1
+
+# --- seed corpus ------------------------------------------------------------
+seeds=$fuzz_build/seeds
+if [[ ! -f "$seeds/.done" ]]; then
+  rm -rf "$seeds"
+  mkdir -p "$seeds"/{offload-binary,bundle,ccob,entry-id,find-binaries,object-bundle,work}
+  w=$seeds/work
+  pk=$tools_build/bin/offload-packager
+  ob=$tools_build/bin/offload-bundler
+  cat > "$w/dev.c" <<'C'
+int add(int a, int b) { return a + b; }
+#pragma omp declare target
+int devfn(int x) { return x * 2; }
+#pragma omp end declare target
+int main(void) { int r = 0;
+#pragma omp target map(tofrom: r)
+  r = devfn(21);
+  return r != 42; }
+C
+  printf 'int host(void) { return 1; }\n' > "$w/host.c"
+  "$llvm/bin/clang" -c -O1 "$w/host.c" -o "$w/host.o"
+  "$llvm/bin/clang" -c -O1 -emit-llvm "$w/host.c" -o "$w/host.bc"
+  "$llvm/bin/clang" -S -emit-llvm "$w/host.c" -o "$w/host.ll"
+  "$llvm/bin/clang" -fopenmp -fopenmp-targets=x86_64-pc-linux-gnu -c \
+    "$w/dev.c" -o "$w/omp.o"
+  "$llvm/bin/clang" -fopenmp -fopenmp-targets=x86_64-pc-linux-gnu -c \
+    -fopenmp-new-driver -foffload-lto -emit-llvm "$w/dev.c" -o "$w/omp.bc" \
+    2>/dev/null || true
+  "$llvm/bin/llvm-ar" rc "$w/libomp.a" "$w/omp.o" "$w/host.o"
+  "$llvm/bin/llvm-ar" rcT "$w/libthin.a" "$w/host.o"
+  head -c 100 /dev/urandom > "$w/small.bin" 2>/dev/null || printf 'abc' > "$w/small.bin"
+  "$llvm/bin/llvm-offload-binary" -o "$w/v1.bin" \
+    --image=file="$w/host.o",triple=x86_64-pc-linux-gnu,arch=generic,kind=openmp \
+    --image=file="$w/host.bc",triple=amdgcn-amd-amdhsa,arch=gfx90a:xnack+,kind=hip
+  cp "$w"/v1.bin "$seeds/offload-binary/"
+  if [[ -x "$pk" ]]; then
+    for f in v2 v3; do
+      "$pk" --format=$f -o "$w/$f.bin" \
+        --image=file="$w/host.o",triple=x86_64-pc-linux-gnu,arch=generic,kind=openmp \
+        --image=file="$w/small.bin",triple=nvptx64-nvidia-cuda,arch=sm_90,kind=cuda
+      cp "$w/$f.bin" "$seeds/offload-binary/"
+    done
+    "$pk" --format=v3 --compress -o "$seeds/offload-binary/v3z.bin" \
+      --image=file="$w/host.o",triple=x86_64-pc-linux-gnu,arch=generic,kind=openmp
+  fi
+  # Bundles: binary (bc), text (ll, s: three comment styles), objects, CCOB.
+  cb="$llvm/bin/clang-offload-bundler"
+  tg=host-x86_64-unknown-linux-gnu,openmp-x86_64-unknown-linux-gnu,hip-amdgcn-amd-amdhsa--gfx90a:xnack+
+  "$cb" -type=bc -targets=$tg -input="$w/host.bc" -input="$w/small.bin" \
+    -input="$w/host.bc" -output="$w/b.bc"
+  "$cb" -type=ll -targets=$tg -input="$w/host.ll" -input="$w/host.ll" \
+    -input="$w/host.ll" -output="$w/b.ll"
+  "$cb" -type=s -targets=$tg -input="$w/host.ll" -input="$w/host.ll" \
+    -input="$w/host.ll" -output="$w/b.s"
+  "$cb" -type=i -targets=$tg -input="$w/host.c" -input="$w/host.c" \
+    -input="$w/host.c" -output="$w/b.i"
+  "$cb" -type=o -targets=$tg -input="$w/host.o" -input="$w/small.bin" \
+    -input="$w/host.bc" -output="$w/b.o"
+  # The bundle fuzzer's first byte picks the reader: 0 binary, 1 "//",
+  # 2 "#", 3 ";".
+  { printf '\0'; cat "$w/b.bc"; } > "$seeds/bundle/binary"
+  { printf '\1'; cat "$w/b.i"; } > "$seeds/bundle/text-slash"
+  { printf '\2'; cat "$w/b.s"; } > "$seeds/bundle/text-hash"
+  { printf '\3'; cat "$w/b.ll"; } > "$seeds/bundle/text-semi"
+  for v in 2 3; do
+    COMPRESSED_BUNDLE_FORMAT_VERSION=$v "$cb" -compress -type=bc -targets=$tg \
+      -input="$w/host.bc" -input="$w/small.bin" -input="$w/host.bc" \
+      -output="$seeds/ccob/v$v-zstd"
+  done
+  if [[ -x "$ob" ]]; then
+    OFFLOAD_BUNDLER_COMPRESS=1 "$ob" -compress -type=bc -targets=$tg \
+      -input="$w/host.bc" -input="$w/small.bin" -input="$w/host.bc" \
+      -output="$seeds/ccob/ours" 2>/dev/null || true
+  fi
+  cat "$seeds/ccob/v2-zstd" "$seeds/ccob/v3-zstd" > "$seeds/ccob/two"
+  # Entry and target IDs.
+  i=0
+  for id in host-x86_64-unknown-linux-gnu- hip-amdgcn-amd-amdhsa--gfx90a:xnack+ \
+      hipv4-amdgcn-amd-amdhsa--gfx942:sramecc+:xnack- \
+      openmp-nvptx64-nvidia-cuda--sm_90a openmp-x86_64-pc-linux-gnu \
+      gfx90a:xnack+:sramecc- sm_70; do
+    printf '%s' "$id" > "$seeds/entry-id/$((i++))"
+  done
+  printf 'hip-amdgcn-amd-amdhsa--gfx90a\0hip-amdgcn-amd-amdhsa--gfx90a:xnack-' \
+    > "$seeds/entry-id/pair"
+  # Any file: objects, archives, bitcode, raw binaries.
+  cp "$w/omp.o" "$w/host.o" "$w/libomp.a" "$w/libthin.a" "$w/host.bc" \
+    "$w/v1.bin" "$seeds/find-binaries/"
+  [[ -f "$w/omp.bc" ]] && cp "$w/omp.bc" "$seeds/find-binaries/"
+  [[ -f "$w/v3.bin" ]] && cp "$w/v3.bin" "$seeds/find-binaries/"
+  "$llvm/bin/clang" -c -O1 "$w/host.c" -o "$w/host-z.o" -Wa,--compress-debug-sections=zlib -g
+  cp "$w/host-z.o" "$seeds/find-binaries/"
+  cp "$w/b.o" "$w/host.o" "$w/omp.o" "$seeds/object-bundle/"
+  rm -rf "$w"
+  touch "$seeds/.done"
+fi
+
+# LLVM's own allocations (WritableMemoryBuffer, objcopy) ask for whatever a
+# size field says and cope with a null result; ASan must return null too
+# rather than abort, as malloc would.
+export ASAN_OPTIONS=${ASAN_OPTIONS:-allocator_may_return_null=1}
+
+# --- fuzzing ----------------------------------------------------------------
+mkdir -p "$fuzz_build/logs"
+status=0
+for t in "${targets[@]}"; do
+  corpus=$fuzz_build/corpus/$t
+  artifacts=$fuzz_build/artifacts/$t
+  mkdir -p "$corpus" "$artifacts"
+  log=$fuzz_build/logs/$t.log
+  echo "== fuzz-$t for ${seconds}s"
+  # -rss_limit_mb keeps a bad size field from passing as "works for me".
+  if ! "$fuzz_build/bin/fuzz-$t" "$corpus" "$seeds/$t" \
+      -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=20 \
+      -max_len=65536 -print_final_stats=1 \
+      -artifact_prefix="$artifacts/" >"$log" 2>&1; then
+    echo "   FOUND SOMETHING: see $log and $artifacts/"
+    status=1
+  fi
+  grep -E '^stat::number_of_executed_units|^stat::peak_rss_mb|^#[0-9]+.*DONE' \
+    "$log" | sed 's/^/   /' || true
+done
+exit "$status"

@@ -1,0 +1,293 @@
+#!/usr/bin/env python3
+"""Generates malformed inputs from valid seeds and runs our tools on them.
+
+    malformed.py SEEDS OUT --packager P --bundler B --wrapper W --ld L
+
+SEEDS holds valid files made by the test's RUN lines (names below); OUT gets
+one file per malformed input and the outputs the tools are asked to write.
+Every tool run on a malformed input must print "error:", exit with code 1
+(not a signal, not a crash) and leave no output file (and no temporary file
+next to it). Prints one line per failure and a summary.
+"""
+
+import argparse
+import os
+import struct
+import subprocess
+import sys
+
+HOST_ID = "host-x86_64-unknown-linux-gnu-"
+OMP_ID = "openmp-x86_64-unknown-linux-gnu-"
+
+
+def u32(b, off, v):
+    b[off:off + 4] = struct.pack("<I", v & 0xFFFFFFFF)
+
+
+def u64(b, off, v):
+    b[off:off + 8] = struct.pack("<Q", v & 0xFFFFFFFFFFFFFFFF)
+
+
+def r64(b, off):
+    return struct.unpack_from("<Q", b, off)[0]
+
+
+def elf_sections(b):
+    """(name, header offset, sh_offset, sh_size) of an ELF64 LE object."""
+    shoff = r64(b, 0x28)
+    shentsize, shnum, shstrndx = struct.unpack_from("<HHH", b, 0x3A)
+    hdrs = [shoff + i * shentsize for i in range(shnum)]
+    stroff = r64(b, hdrs[shstrndx] + 0x18)
+    out = []
+    for h in hdrs:
+        nameoff = struct.unpack_from("<I", b, h)[0]
+        end = b.index(b"\0", stroff + nameoff)
+        name = b[stroff + nameoff:end].decode()
+        out.append((name, h, r64(b, h + 0x18), r64(b, h + 0x20)))
+    return out
+
+
+def section(b, prefix):
+    for s in elf_sections(b):
+        if s[0].startswith(prefix):
+            return s
+    raise SystemExit("no section %s in seed" % prefix)
+
+
+def ar(members):
+    """A GNU archive of (name, bytes) members, no symbol table."""
+    out = bytearray(b"!<arch>\n")
+    for name, data in members:
+        hdr = "%-16s%-12s%-6s%-6s%-8s%-10d`\n" % (name + "/", "0", "0", "0",
+                                                 "644", len(data))
+        out += hdr.encode() + data
+        if len(data) % 2:
+            out += b"\n"
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--known", action="append", default=[],
+                    help="NAME:KIND:INDEX of a run known to fail (a bug "
+                    "reported elsewhere): reported as KNOWN, not FAIL")
+    ap.add_argument("seeds")
+    ap.add_argument("out")
+    for t in ("packager", "bundler", "wrapper", "ld"):
+        ap.add_argument("--" + t)
+    a = ap.parse_args()
+    S = lambda n: bytearray(open(os.path.join(a.seeds, n), "rb").read())
+    os.makedirs(a.out, exist_ok=True)
+    cases = []  # (name, bytes, kinds)
+
+    def add(name, data, *kinds):
+        cases.append((name, bytes(data), kinds))
+
+    # --- OffloadBinaries, raw (v1 from llvm-offload-binary, v2/v3 ours) ----
+    for v in ("v1", "v2", "v3", "v3z"):
+        seed = S(v + ".bin")
+        kinds = ("bin",)
+        add(v + "-truncated-header", seed[:20], *kinds)
+        add(v + "-truncated-half", seed[:len(seed) // 2], *kinds)
+        # One byte short of the size the header gives (what follows it is
+        # padding, which may go).
+        add(v + "-truncated-last-byte", seed[:r64(seed, 8) - 1], *kinds)
+        b = seed[:]; u32(b, 4, 9); add(v + "-bad-version", b, *kinds)
+        b = seed[:]; u32(b, 4, 0); add(v + "-version-0", b, *kinds)
+        b = seed[:]; u64(b, 8, 16); add(v + "-size-below-header", b, *kinds)
+        b = seed[:]; u64(b, 8, 1 << 62); add(v + "-size-huge", b, *kinds)
+        b = seed[:]; u64(b, 16, 8); add(v + "-entries-in-header", b, *kinds)
+        b = seed[:]; u64(b, 16, 1 << 63); add(v + "-entries-offset-huge", b,
+                                              *kinds)
+        if v == "v3z":
+            b = seed[:]; u64(b, 32, 1 << 50)
+            add(v + "-inflated-size-huge", b, *kinds)
+            b = seed[:]; u64(b, 32, r64(b, 32) + 8)
+            add(v + "-inflated-size-wrong", b, *kinds)
+            b = seed[:]; eo = r64(b, 16)
+            for i in range(eo + 4, min(eo + 40, len(b))):
+                b[i] ^= 0x5A
+            add(v + "-corrupt-zstd-body", b, *kinds)
+            continue
+        eo = r64(seed, 16)
+        b = seed[:]
+        if v == "v1":
+            u64(b, 24, 8); add(v + "-entry-size-small", b, *kinds)
+        else:
+            u64(b, 24, 1 << 40); add(v + "-entry-count-huge", b, *kinds)
+        b = seed[:]; u64(b, eo + 24, len(seed) - 4)  # image offset
+        add(v + "-image-past-end", b, *kinds)
+        b = seed[:]; u64(b, eo + 32, 1 << 63)  # image size
+        add(v + "-image-size-huge", b, *kinds)
+        b = seed[:]; u64(b, eo + 16, 1 << 40)  # num strings
+        add(v + "-strings-count-huge", b, *kinds)
+        b = seed[:]; so = r64(b, eo + 8); u64(b, so, len(seed) + 100)
+        add(v + "-key-offset-past-end", b, *kinds)
+        b = seed[:]; so = r64(b, eo + 8); u64(b, eo + 8, len(seed) - 8)
+        add(v + "-string-table-past-end", b, *kinds)
+        # Valid binary followed by garbage that is not a binary.
+        add(v + "-trailing-garbage", seed + b"\x10\xff\x10\xadJUNKJUNK", *kinds)
+
+    # --- binary bundles ----------------------------------------------------
+    bb = S("bundle.bc")
+    add("bundle-truncated-count", bb[:28], "bundle")
+    b = bb[:]; u64(b, 24, 1 << 40); add("bundle-count-huge", b, "bundle")
+    b = bb[:]; u64(b, 32, len(bb) + 1); add("bundle-offset-past-end", b,
+                                            "bundle")
+    b = bb[:]; u64(b, 40, 1 << 63); add("bundle-size-huge", b, "bundle")
+    b = bb[:]; u64(b, 48, 1 << 40); add("bundle-id-length-huge", b, "bundle")
+    b = bb[:]; u64(b, 32, 0); add("bundle-overlaps-header", b, "bundle")
+    add("bundle-truncated-payload", bb[:len(bb) - 10], "bundle")
+
+    # --- text bundles -------------------------------------------------------
+    tb = S("bundle.ll")
+    end = tb.rindex(b"__END__")
+    add("text-no-end-marker", tb[:end - 10], "text")
+    add("text-start-without-id", b"\n; __CLANG_OFFLOAD_BUNDLE____START__ ",
+        "text")
+    add("text-no-bundles", b"; just IR, no markers\n", "text")
+
+    # --- compressed bundles -------------------------------------------------
+    for v in ("2", "3"):
+        cc = S("ccob-v%s.bc" % v)
+        add("ccob%s-truncated" % v, cc[:len(cc) // 2], "ccob")
+        add("ccob%s-header-only" % v, cc[:12], "ccob")
+        b = cc[:]; b[4:6] = b"\x07\x00"; add("ccob%s-bad-version" % v, b,
+                                             "ccob")
+        b = cc[:]; b[6:8] = b"\x05\x00"; add("ccob%s-bad-method" % v, b, "ccob")
+        b = cc[:]
+        if v == "3":
+            u64(b, 16, 1 << 50)
+        else:
+            u32(b, 12, 0xFFFFFFF0)
+        add("ccob%s-uncompressed-size-huge" % v, b, "ccob")
+        b = cc[:]; hs = 24 if v == "2" else 32
+        for i in range(hs + 4, min(hs + 40, len(b))):
+            b[i] ^= 0xA5
+        add("ccob%s-corrupt-body" % v, b, "ccob")
+        # Like clang-offload-bundler, ours checks the hash under -verbose.
+        b = cc[:]; b[hs - 8] ^= 0xFF; add("ccob%s-bad-hash" % v, b, "ccobhash")
+        add("ccob%s-then-garbage" % v, cc + b"\x01garbage", "ccob")
+
+    # --- ELF objects with bad .llvm.offloading ------------------------------
+    o = S("omp.o")
+    name, hdr, off, size = section(o, ".llvm.offloading")
+    b = o[:]; b[off:off + 4] = b"XXXX"; add("elf-offloading-bad-magic", b,
+                                            "elf")
+    b = o[:]; u64(b, off + 8, 1 << 40); add("elf-offloading-size-huge", b,
+                                            "elf")
+    b = o[:]; u64(b, hdr + 0x20, 20); add("elf-offloading-section-truncated",
+                                          b, "elf")
+    b = o[:]; u64(b, hdr + 0x20, 1 << 40)
+    add("elf-offloading-section-past-eof", b, "elf")
+    b = o[:]; u64(b, hdr + 0x18, len(o) - 8)
+    add("elf-offloading-section-offset-past-eof", b, "elf")
+    b = o[:]; u32(b, off + 4, 77); add("elf-offloading-bad-version", b, "elf")
+    b = o[:]; eo = r64(o, off + 16); u64(b, off + eo + 32, 1 << 62)
+    add("elf-offloading-image-size-huge", b, "elf")
+    b = o[:]; u64(b, 0x28, len(o) + 64)  # e_shoff
+    add("elf-section-table-past-eof", b, "elf")
+    add("elf-truncated", o[:len(o) // 3], "elf")
+
+    # --- ELF object bundles with bad __CLANG_OFFLOAD_BUNDLE__ sections ------
+    ob = S("bundle.o")
+    name, hdr, off, size = section(ob, "__CLANG_OFFLOAD_BUNDLE__openmp")
+    b = ob[:]; u64(b, hdr + 0x20, 1 << 40)
+    add("objbundle-section-past-eof", b, "objbundle")
+    b = ob[:]; u64(b, hdr + 0x18, len(ob) + 16)
+    add("objbundle-section-offset-past-eof", b, "objbundle")
+    # A section name that is not an entry ID: "...BUNDLE__openmp-x86_64-un..."
+    # becomes "...BUNDLE__openmpXx86_64Xun...".
+    b = ob[:]
+    i = b.index(b"__CLANG_OFFLOAD_BUNDLE__openmp-x86_64")
+    j = b.index(b"\0", i)
+    b[i + 24:j] = bytes(b[i + 24:j]).replace(b"-", b"X")
+    add("objbundle-bad-entry-id", b, "objbundle")
+    add("objbundle-truncated", ob[:len(ob) // 2], "objbundle")
+
+    # --- archives with corrupt members --------------------------------------
+    good = bytes(S("omp.o"))
+    bad = [c for c in cases if c[0] == "elf-offloading-size-huge"][0][1]
+    add("archive-member-bad-offloading", ar([("good.o", good), ("bad.o", bad)]),
+        "archive")
+    a1 = ar([("good.o", good)])
+    add("archive-member-truncated", a1[:len(a1) - 100], "archive")
+    b = bytearray(a1); b[8 + 48:8 + 58] = b"99999999  "  # member size
+    add("archive-member-size-past-eof", b, "archive")
+    b = bytearray(a1); b[8 + 58:8 + 60] = b"XX"  # header terminator
+    add("archive-member-bad-terminator", b, "archive")
+    rawbad = [c for c in cases if c[0] == "v1-image-past-end"][0][1]
+    add("archive-member-raw-binary-bad", ar([("img.bin", rawbad)]), "archive")
+    inner = ar([("bad.o", bad)])
+    add("archive-nested-bad", ar([("inner.a", inner)]), "archive")
+
+    # --- commands per kind ---------------------------------------------------
+    T = "x86_64-pc-linux-gnu"
+
+    def cmds(kind, f, out):
+        pk, bd, wr, ld = a.packager, a.bundler, a.wrapper, a.ld
+        extract = [pk, f, "--image=triple=%s,file=%s" % (T, out)]
+        extract_ar = [pk, f, "--image=triple=%s,file=%s" % (T, out),
+                      "--archive"]
+        lst = [pk, "--list", f]
+        wrap = [wr, "--kind=openmp", "--triple=" + T, f, "-o", out]
+        link = [ld, f, "-o", out, "-e", "main", "--unresolved-symbols=ignore-all"]
+        blist = lambda t: [bd, "-list", "-type=" + t, "-input=" + f]
+        unb = lambda t: [bd, "-unbundle", "-type=" + t, "-input=" + f,
+                         "-targets=" + HOST_ID + "," + OMP_ID,
+                         "-output=" + out, "-output=" + out + ".2"]
+        return {
+            "bin": [lst, extract, extract_ar, wrap],
+            "bundle": [blist("bc"), unb("bc")],
+            "text": [unb("ll")],
+            "ccob": [blist("bc"), unb("bc")],
+            "ccobhash": [blist("bc") + ["-verbose"], unb("bc") + ["-verbose"]],
+            "elf": [lst, extract, link],
+            "objbundle": [blist("o"), unb("o"), link],
+            "archive": [lst, extract, extract_ar, link,
+                        [bd, "-unbundle", "-type=a", "-input=" + f,
+                         "-targets=" + OMP_ID, "-output=" + out]],
+        }[kind]
+
+    failures = 0
+    runs = 0
+    for name, data, kinds in cases:
+        f = os.path.join(a.out, name)
+        with open(f, "wb") as fh:
+            fh.write(data)
+        for kind in kinds:
+            for i, cmd in enumerate(cmds(kind, f, f + ".out")):
+                out = f + ".out"
+                runs += 1
+                p = subprocess.run(cmd, stdout=subprocess.PIPE,
+                                   stderr=subprocess.STDOUT, timeout=120)
+                text = p.stdout.decode(errors="replace")
+                problems = []
+                if p.returncode != 1:
+                    problems.append("exit code %d" % p.returncode)
+                if "error:" not in text:
+                    problems.append("no 'error:'")
+                left = [n for n in os.listdir(a.out)
+                        if n.startswith(name + ".out")]
+                if left:
+                    problems.append("left " + ", ".join(left))
+                for n in left:
+                    os.remove(os.path.join(a.out, n))
+                key = "%s:%s:%d" % (name, kind, i)
+                if problems and key in a.known:
+                    print("KNOWN %s: %s" % (key, "; ".join(problems)))
+                elif key in a.known:
+                    print("KNOWN-NOW-PASSES %s" % key)
+                elif problems:
+                    failures += 1
+                    print("FAIL %s [%s #%d]: %s\n  $ %s\n  %s" % (
+                        name, kind, i, "; ".join(problems), " ".join(cmd),
+                        text.strip().replace("\n", "\n  ")[:600]))
+    print("malformed inputs: %d" % len(cases))
+    print("tool runs: %d" % runs)
+    print("failures: %d" % failures)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
