@@ -2,6 +2,7 @@
 
 #include "lld-plugin/DeviceLink.h"
 
+#include "lld-plugin/NVPTXLink.h"
 #include "lld-plugin/RunLLD.h"
 
 #include "format/BundleEntryID.h"
@@ -97,6 +98,7 @@ Expected<std::string> findCudaTool(StringRef CudaPath, StringRef Tool) {
 
 /// NVPTX: the cubins are linked by the CUDA toolkit's nvlink, for the job's
 /// sm_NN; a fat binary is made of the results when they are registered.
+/// Bitcode goes through LTO and ptxas first (NVPTXLink.h).
 static Expected<PreparedDeviceLink>
 prepareNVPTXLink(const DeviceLinkJob &Job, const OffloadOptions &Options,
                  const WorkDir &Dir) {
@@ -106,29 +108,41 @@ prepareNVPTXLink(const DeviceLinkJob &Job, const OffloadOptions &Options,
   Expected<std::string> NVLink = findCudaTool(Options.CudaPath, "nvlink");
   if (!NVLink)
     return NVLink.takeError();
-  Link.Program = *NVLink;
-  Link.Args = {"-arch=" + Job.Arch, "-o", Link.Output};
+  NVPTXLinkRequest Request;
+  Request.CudaPath = Options.CudaPath;
+  Request.Arch = Job.Arch;
+  Request.Output = Link.Output;
   for (auto [N, Image] : llvm::enumerate(Job.Images)) {
-    if (Image->Image.TheImageKind != ImageKind::Object)
-      return createStringError(
-          inconvertibleErrorCode(),
-          Image->Where + ": device image " + describeImage(Image->Image) +
-              ": NVPTX bitcode (device LTO) is not linked yet; compile "
-              "without -foffload-lto so that the image is a cubin");
+    bool Bitcode = Image->Image.TheImageKind == ImageKind::Bitcode;
     Expected<std::string> Path = Dir.write(
-        Job.name() + "." + std::to_string(N) + ".cubin", Image->Image.Image);
+        Job.name() + "." + std::to_string(N) + (Bitcode ? ".bc" : ".cubin"),
+        Image->Image.Image);
     if (!Path)
       return Path.takeError();
-    Link.Args.push_back(*Path);
+    Request.Inputs.push_back(*Path);
   }
+  auto ForJob = [&](StringRef TripleName) {
+    return TripleName.empty() ||
+           Triple(Triple::normalize(TripleName)) == Job.TargetTriple;
+  };
   for (const auto &[TripleName, Lib] : Options.DeviceLibs)
-    if (TripleName.empty() ||
-        Triple(Triple::normalize(TripleName)) == Job.TargetTriple)
-      Link.Args.push_back(Lib);
+    if (ForJob(TripleName))
+      Request.Libraries.push_back(Lib);
   for (const auto &[TripleName, Arg] : Options.DeviceLinkerArgs)
-    if (TripleName.empty() ||
-        Triple(Triple::normalize(TripleName)) == Job.TargetTriple)
-      Link.Args.push_back(Arg);
+    if (ForJob(TripleName))
+      Request.NVLinkArgs.push_back(Arg);
+
+  // Cubins only: nvlink itself. Bitcode: LTO, ptxas and nvlink, by us.
+  if (!Job.NeedsLTO) {
+    Link.Program = *NVLink;
+    Link.Args = {"-arch=" + Job.Arch, "-o", Link.Output};
+    llvm::append_range(Link.Args, Request.Inputs);
+    llvm::append_range(Link.Args, Request.Libraries);
+    llvm::append_range(Link.Args, Request.NVLinkArgs);
+    return std::move(Link);
+  }
+  Link.NVPTXWorker = true;
+  Link.Args = Request.toArgs();
   return std::move(Link);
 }
 
@@ -219,16 +233,21 @@ Expected<PreparedDeviceLink> prepareDeviceLink(const DeviceLinkJob &Job,
   return std::move(Link);
 }
 
-/// The error for a failed device link: the job, its inputs, LLD's words.
+/// The error for a failed device link: the job, its inputs, the linker's
+/// words.
 static Error deviceLinkError(const PreparedDeviceLink &Link,
                              StringRef Messages) {
   std::string Inputs;
   for (const DeviceImage *Image : Link.Job->Images)
     Inputs += "\n  " + Image->Where + ": " + describeImage(Image->Image);
+  std::string Who = Link.NVPTXWorker ? "the NVPTX link (LTO, ptxas, nvlink)"
+                    : Link.Program.empty()
+                        ? "LLD"
+                        : sys::path::filename(Link.Program).str();
   return createStringError(inconvertibleErrorCode(),
                            "device link for " + Link.Job->name() +
-                               " failed; its images:" + Inputs +
-                               "\nLLD said:\n" + Messages.rtrim());
+                               " failed; its images:" + Inputs + "\n" + Who +
+                               " said:\n" + Messages.rtrim());
 }
 
 /// What a link run in another process said: its log, and how it ended when
@@ -261,6 +280,15 @@ static Error runInProcess(ArrayRef<PreparedDeviceLink> Links,
     if (!Link.Program.empty()) {
       if (Error E = runProgram(Link, Dir.path(Link.Job->name() + ".log")))
         return E;
+      continue;
+    }
+    if (Link.NVPTXWorker) {
+      Expected<NVPTXLinkRequest> Request =
+          NVPTXLinkRequest::fromArgs(Link.Args);
+      if (!Request)
+        return Request.takeError();
+      if (Error E = linkNVPTX(*Request))
+        return deviceLinkError(Link, toString(std::move(E)));
       continue;
     }
     std::string Out, Err;
@@ -316,7 +344,7 @@ Error runDeviceLinks(ArrayRef<PreparedDeviceLink> Links,
       StringRef Program = Link.Program.empty() ? Self : StringRef(Link.Program);
       SmallVector<StringRef, 64> Argv = {Program};
       if (Link.Program.empty())
-        Argv.push_back(WorkerFlag);
+        Argv.push_back(Link.NVPTXWorker ? NVPTXWorkerFlag : WorkerFlag);
       for (const std::string &Arg : Link.Args)
         Argv.push_back(Arg);
       std::optional<StringRef> Redirects[] = {std::nullopt, StringRef(ErrFile),

@@ -35,8 +35,11 @@ HostLinkInfo getHostLinkInfo(llvm::ArrayRef<std::string> LLDArgs);
 /// targets LLD does not link) and its output.
 struct PreparedDeviceLink {
   const DeviceLinkJob *Job;
-  /// The program to run; empty for LLD, in this process or a worker.
+  /// The program to run; empty for LLD or an NVPTX link, in this process
+  /// or a worker.
   std::string Program;
+  /// An NVPTX link with bitcode: Args are an NVPTXLinkRequest's.
+  bool NVPTXWorker = false;
   std::vector<std::string> Args;
   std::string Output;
 };
@@ -57,8 +60,8 @@ prepareDeviceLink(const DeviceLinkJob &Job, const HostLinkInfo &Host,
 /// parallel links. On failure the error names the job and its inputs and
 /// carries LLD's messages.
 llvm::Error runDeviceLinks(llvm::ArrayRef<PreparedDeviceLink> Links,
-                           const OffloadOptions &Options,
-                           llvm::StringRef Self, const WorkDir &Dir);
+                           const OffloadOptions &Options, llvm::StringRef Self,
+                           const WorkDir &Dir);
 
 /// The argument that starts this executable as a device-link worker: the
 /// arguments after it go to LLD as they are.

@@ -9,6 +9,7 @@
 #include "lld-plugin/DeviceLink.h"
 #include "lld-plugin/DevicePlan.h"
 #include "lld-plugin/LinkOptions.h"
+#include "lld-plugin/NVPTXLink.h"
 #include "lld-plugin/RegisterImages.h"
 #include "lld-plugin/RunLLD.h"
 #include "lld-plugin/WorkDir.h"
@@ -213,8 +214,9 @@ int link(ArrayRef<const char *> Argv) {
       printCommand("device link " + Job.name() + " (" +
                        std::to_string(Job.Images.size()) + " images)",
                    Link->Args,
-                   Link->Program.empty() ? StringRef("ld.lld")
-                                         : StringRef(Link->Program));
+                   Link->NVPTXWorker       ? StringRef(NVPTXWorkerFlag)
+                   : Link->Program.empty() ? StringRef("ld.lld")
+                                           : StringRef(Link->Program));
     Links.push_back(std::move(*Link));
   }
   if (Opts.DryRun)
@@ -294,6 +296,16 @@ int main(int Argc, char **Argv) {
   if (Argc > 1 && StringRef(Argv[1]) == WorkerFlag) {
     std::vector<std::string> Args(Argv + 2, Argv + Argc);
     return runLLD(Args, outs(), errs());
+  }
+  // A parallel NVPTX link with LTO, likewise.
+  if (Argc > 1 && StringRef(Argv[1]) == NVPTXWorkerFlag) {
+    std::vector<std::string> Args(Argv + 2, Argv + Argc);
+    Expected<NVPTXLinkRequest> Request = NVPTXLinkRequest::fromArgs(Args);
+    Error E = Request ? linkNVPTX(*Request) : Request.takeError();
+    if (!E)
+      return 0;
+    WithColor::error(errs(), ToolName) << toString(std::move(E)) << "\n";
+    return 1;
   }
   return link(ArrayRef<const char *>(Argv, Argc));
 }

@@ -1,0 +1,276 @@
+//===- lld-plugin/NVPTXLink.cpp - NVPTX device links ----------------------===//
+
+#include "lld-plugin/NVPTXLink.h"
+
+#include "llvm/ADT/StringSet.h"
+#include "llvm/BinaryFormat/Magic.h"
+#include "llvm/LTO/LTO.h"
+#include "llvm/Object/Archive.h"
+#include "llvm/Support/Caching.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/TargetSelect.h"
+
+using namespace llvm;
+
+namespace offload {
+
+static Error linkError(const Twine &Msg) {
+  return createStringError(inconvertibleErrorCode(), Msg);
+}
+
+std::vector<std::string> NVPTXLinkRequest::toArgs() const {
+  std::vector<std::string> Args = {"--cuda-path=" + CudaPath, "--arch=" + Arch,
+                                   "-o", Output};
+  for (const std::string &Lib : Libraries)
+    Args.push_back("--lib=" + Lib);
+  for (const std::string &Arg : NVLinkArgs)
+    Args.push_back("--nvlink-arg=" + Arg);
+  llvm::append_range(Args, Inputs);
+  return Args;
+}
+
+Expected<NVPTXLinkRequest>
+NVPTXLinkRequest::fromArgs(ArrayRef<std::string> Args) {
+  NVPTXLinkRequest R;
+  for (size_t I = 0; I != Args.size(); ++I) {
+    StringRef Arg = Args[I];
+    if (Arg.consume_front("--cuda-path="))
+      R.CudaPath = Arg.str();
+    else if (Arg.consume_front("--arch="))
+      R.Arch = Arg.str();
+    else if (Arg.consume_front("--lib="))
+      R.Libraries.push_back(Arg.str());
+    else if (Arg.consume_front("--nvlink-arg="))
+      R.NVLinkArgs.push_back(Arg.str());
+    else if (Arg == "-o" && I + 1 != Args.size())
+      R.Output = Args[++I];
+    else if (Arg.starts_with("-"))
+      return linkError("NVPTX link worker: unknown argument '" + Arg + "'");
+    else
+      R.Inputs.push_back(Arg.str());
+  }
+  if (R.Arch.empty() || R.Output.empty() || R.Inputs.empty())
+    return linkError("NVPTX link worker: needs --arch=, -o and inputs");
+  return std::move(R);
+}
+
+namespace {
+/// Bitcode going into one LTO link, and which symbols it defines and needs:
+/// archive members are added while they define something needed.
+class LTOInputs {
+public:
+  explicit LTOInputs(lto::LTO &L) : L(L) {}
+
+  Error add(MemoryBufferRef Buffer) {
+    Expected<std::unique_ptr<lto::InputFile>> File =
+        lto::InputFile::create(Buffer);
+    if (!File)
+      return linkError(Buffer.getBufferIdentifier() + ": " +
+                       toString(File.takeError()));
+    std::vector<lto::SymbolResolution> Resolutions;
+    for (const lto::InputFile::Symbol &Sym : (*File)->symbols()) {
+      lto::SymbolResolution R;
+      if (Sym.isUndefined()) {
+        if (!Defined.contains(Sym.getName()))
+          Undefined.insert(Sym.getName());
+      } else {
+        // The first definition wins, as in an archive-order link.
+        R.Prevailing = Defined.insert(Sym.getName()).second;
+        Undefined.erase(Sym.getName());
+      }
+      // What other cubins (nvlink) and the runtime may refer to stays:
+      // kernels, device globals, everything not hidden.
+      R.VisibleToRegularObj =
+          R.Prevailing &&
+          Sym.getVisibility() != GlobalValue::HiddenVisibility &&
+          !Sym.canBeOmittedFromSymbolTable();
+      Resolutions.push_back(R);
+    }
+    return L.add(std::move(*File), Resolutions);
+  }
+
+  /// True if \p Buffer defines a symbol still undefined.
+  Expected<bool> isNeeded(MemoryBufferRef Buffer) {
+    Expected<std::unique_ptr<lto::InputFile>> File =
+        lto::InputFile::create(Buffer);
+    if (!File)
+      return linkError(Buffer.getBufferIdentifier() + ": " +
+                       toString(File.takeError()));
+    for (const lto::InputFile::Symbol &Sym : (*File)->symbols())
+      if (!Sym.isUndefined() && Undefined.contains(Sym.getName()))
+        return true;
+    return false;
+  }
+
+private:
+  lto::LTO &L;
+  StringSet<> Defined, Undefined;
+};
+} // namespace
+
+/// Adds the members of \p Lib that define what the link needs, until none
+/// does (a member may need another).
+static Error addArchiveMembers(LTOInputs &Inputs, object::Archive &Lib,
+                               StringRef LibName) {
+  std::vector<MemoryBufferRef> Members;
+  Error Err = Error::success();
+  for (const object::Archive::Child &Child : Lib.children(Err)) {
+    Expected<MemoryBufferRef> Buffer = Child.getMemoryBufferRef();
+    if (!Buffer) {
+      consumeError(std::move(Err));
+      return linkError(LibName + ": " + toString(Buffer.takeError()));
+    }
+    if (identify_magic(Buffer->getBuffer()) == file_magic::bitcode)
+      Members.push_back(*Buffer);
+  }
+  if (Err)
+    return linkError(LibName + ": " + toString(std::move(Err)));
+  std::vector<bool> Added(Members.size());
+  for (bool Changed = true; Changed;) {
+    Changed = false;
+    for (size_t I = 0; I != Members.size(); ++I) {
+      if (Added[I])
+        continue;
+      Expected<bool> Needed = Inputs.isNeeded(Members[I]);
+      if (!Needed)
+        return Needed.takeError();
+      if (!*Needed)
+        continue;
+      if (Error E = Inputs.add(Members[I]))
+        return E;
+      Added[I] = Changed = true;
+    }
+  }
+  return Error::success();
+}
+
+/// LTO of \p Bitcode and the libraries to one PTX file for \p Arch.
+static Expected<std::string>
+compileToPTX(ArrayRef<MemoryBufferRef> Bitcode, const NVPTXLinkRequest &R,
+             std::vector<std::unique_ptr<MemoryBuffer>> &Keep) {
+  InitializeAllTargetInfos();
+  InitializeAllTargets();
+  InitializeAllTargetMCs();
+  InitializeAllAsmPrinters();
+
+  lto::Config Conf;
+  Conf.CPU = R.Arch;
+  Conf.CGFileType = CodeGenFileType::AssemblyFile;
+  Conf.DefaultTriple = "nvptx64-nvidia-cuda";
+  lto::LTO L(std::move(Conf));
+  LTOInputs Inputs(L);
+  for (MemoryBufferRef Buffer : Bitcode)
+    if (Error E = Inputs.add(Buffer))
+      return std::move(E);
+  for (const std::string &Lib : R.Libraries) {
+    ErrorOr<std::unique_ptr<MemoryBuffer>> Buffer =
+        MemoryBuffer::getFile(Lib, /*IsText=*/false,
+                              /*RequiresNullTerminator=*/false);
+    if (std::error_code EC = Buffer.getError())
+      return linkError(Lib + ": cannot read: " + EC.message());
+    MemoryBufferRef Ref = **Buffer;
+    Keep.push_back(std::move(*Buffer));
+    if (identify_magic(Ref.getBuffer()) == file_magic::archive) {
+      Expected<std::unique_ptr<object::Archive>> Archive =
+          object::Archive::create(Ref);
+      if (!Archive)
+        return linkError(Lib + ": " + toString(Archive.takeError()));
+      if (Error E = addArchiveMembers(Inputs, **Archive, Lib))
+        return std::move(E);
+    } else if (Error E = Inputs.add(Ref)) {
+      return std::move(E);
+    }
+  }
+
+  SmallString<0> PTX;
+  auto AddStream = [&](size_t, const Twine &) {
+    return std::make_unique<CachedFileStream>(
+        std::make_unique<raw_svector_ostream>(PTX));
+  };
+  if (Error E = L.run(AddStream))
+    return linkError("LTO for " + R.Arch +
+                     " failed: " + toString(std::move(E)));
+  std::string Path = R.Output + ".lto.s";
+  std::error_code EC;
+  raw_fd_ostream OS(Path, EC);
+  if (!EC) {
+    OS << PTX;
+    OS.close();
+    EC = OS.error();
+  }
+  if (EC)
+    return linkError(Path + ": cannot write: " + EC.message());
+  return Path;
+}
+
+/// Runs a CUDA toolkit \p Tool; its messages go to a log next to \p Output
+/// and into the error when it fails.
+static Error runTool(const NVPTXLinkRequest &R, StringRef Tool,
+                     ArrayRef<std::string> Args, StringRef Output) {
+  SmallString<128> Path(R.CudaPath);
+  sys::path::append(Path, "bin", Tool);
+  if (!sys::fs::can_execute(Path))
+    return linkError("CUDA device code needs the CUDA toolkit's '" + Tool +
+                     "', which is not at " + Path +
+                     "; install the toolkit or give its location with "
+                     "--offload-cuda-path=<dir>");
+  SmallVector<StringRef, 16> Argv = {Path};
+  for (const std::string &Arg : Args)
+    Argv.push_back(Arg);
+  std::string Log = (Output + ".log").str();
+  std::optional<StringRef> Redirects[] = {std::nullopt, StringRef(Log),
+                                          StringRef(Log)};
+  std::string ErrMsg;
+  int RC =
+      sys::ExecuteAndWait(Path, Argv, std::nullopt, Redirects, 0, 0, &ErrMsg);
+  if (RC == 0)
+    return Error::success();
+  ErrorOr<std::unique_ptr<MemoryBuffer>> Said = MemoryBuffer::getFile(Log);
+  std::string Text = Said ? (*Said)->getBuffer().rtrim().str() : "";
+  if (!ErrMsg.empty())
+    Text += (Text.empty() ? "" : "\n") + ErrMsg;
+  return linkError(Tool + " failed:\n" + Text);
+}
+
+Error linkNVPTX(const NVPTXLinkRequest &R) {
+  std::vector<std::unique_ptr<MemoryBuffer>> Buffers;
+  std::vector<MemoryBufferRef> Bitcode;
+  std::vector<std::string> Cubins;
+  for (const std::string &Input : R.Inputs) {
+    ErrorOr<std::unique_ptr<MemoryBuffer>> Buffer =
+        MemoryBuffer::getFile(Input, /*IsText=*/false,
+                              /*RequiresNullTerminator=*/false);
+    if (std::error_code EC = Buffer.getError())
+      return linkError(Input + ": cannot read: " + EC.message());
+    if (identify_magic((*Buffer)->getBuffer()) == file_magic::bitcode) {
+      Bitcode.push_back(**Buffer);
+      Buffers.push_back(std::move(*Buffer));
+    } else {
+      Cubins.push_back(Input);
+    }
+  }
+
+  // The bitcode becomes one relocatable cubin, as `ptxas -c` makes them for
+  // relocatable device code.
+  if (!Bitcode.empty()) {
+    Expected<std::string> PTX = compileToPTX(Bitcode, R, Buffers);
+    if (!PTX)
+      return PTX.takeError();
+    std::string Cubin = R.Output + ".lto.cubin";
+    if (Error E = runTool(
+            R, "ptxas",
+            {"-m64", "-O3", "-arch=" + R.Arch, "-c", "-o", Cubin, *PTX}, Cubin))
+      return E;
+    Cubins.insert(Cubins.begin(), Cubin);
+  }
+
+  std::vector<std::string> Args = {"-arch=" + R.Arch, "-o", R.Output};
+  llvm::append_range(Args, Cubins);
+  llvm::append_range(Args, R.NVLinkArgs);
+  return runTool(R, "nvlink", Args, R.Output);
+}
+
+} // namespace offload
