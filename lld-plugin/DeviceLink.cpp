@@ -96,6 +96,23 @@ Expected<std::string> findCudaTool(StringRef CudaPath, StringRef Tool) {
   return Path.str().str();
 }
 
+/// LLVM's OpenMP device runtime for a GPU job without device libraries
+/// given: where an LLVM build installs it, or an error saying how to give
+/// one.
+static Expected<std::string>
+openMPDeviceRuntime(const DeviceLinkJob &Job, const OffloadOptions &Options) {
+  SmallString<128> Runtime(Options.RuntimePath);
+  sys::path::append(Runtime, Job.TargetTriple.str(), "libompdevice.a");
+  if (!sys::fs::exists(Runtime))
+    return createStringError(
+        inconvertibleErrorCode(),
+        "OpenMP device code for " + Job.TargetTriple.str() + " " + Job.Arch +
+            " needs LLVM's OpenMP device runtime, which is not installed (" +
+            Runtime + " does not exist); give it with --offload-device-lib=[" +
+            Job.TargetTriple.str() + "=]<file>");
+  return Runtime.str().str();
+}
+
 /// NVPTX: the cubins are linked by the CUDA toolkit's nvlink, for the job's
 /// sm_NN; a fat binary is made of the results when they are registered.
 /// Bitcode goes through LTO and ptxas first (NVPTXLink.h).
@@ -131,13 +148,19 @@ prepareNVPTXLink(const DeviceLinkJob &Job, const OffloadOptions &Options,
   for (const auto &[TripleName, Arg] : Options.DeviceLinkerArgs)
     if (ForJob(TripleName))
       Request.NVLinkArgs.push_back(Arg);
+  if (Job.Kind == OffloadKind::OpenMP && Request.Libraries.empty()) {
+    Expected<std::string> Runtime = openMPDeviceRuntime(Job, Options);
+    if (!Runtime)
+      return Runtime.takeError();
+    Request.Libraries.push_back(*Runtime);
+  }
 
-  // Cubins only: nvlink itself. Bitcode: LTO, ptxas and nvlink, by us.
-  if (!Job.NeedsLTO) {
+  // Cubins only: nvlink itself. Bitcode, or device libraries (which are
+  // bitcode: LLVM's device runtime, libdevice): LTO, ptxas and nvlink, by us.
+  if (!Job.NeedsLTO && Request.Libraries.empty()) {
     Link.Program = *NVLink;
     Link.Args = {"-arch=" + Job.Arch, "-o", Link.Output};
     llvm::append_range(Link.Args, Request.Inputs);
-    llvm::append_range(Link.Args, Request.Libraries);
     llvm::append_range(Link.Args, Request.NVLinkArgs);
     return std::move(Link);
   }
@@ -203,21 +226,12 @@ Expected<PreparedDeviceLink> prepareDeviceLink(const DeviceLinkJob &Job,
       Args.push_back(Lib);
       ++Libs;
     }
-  // OpenMP on a GPU needs LLVM's OpenMP device runtime: from the option, or
-  // where an LLVM build installs it.
+  // OpenMP on a GPU needs LLVM's OpenMP device runtime.
   if (AMDGPU && Job.Kind == OffloadKind::OpenMP && Libs == 0) {
-    SmallString<128> Runtime(Options.RuntimePath);
-    sys::path::append(Runtime, Job.TargetTriple.str(), "libompdevice.a");
-    if (!sys::fs::exists(Runtime))
-      return createStringError(
-          inconvertibleErrorCode(),
-          "OpenMP device code for " + Job.TargetTriple.str() + " " + Job.Arch +
-              " needs LLVM's OpenMP device runtime, which is not installed (" +
-              Runtime +
-              " does not exist); give it with "
-              "--offload-device-lib=[" +
-              Job.TargetTriple.str() + "=]<file>");
-    Args.push_back(Runtime.str().str());
+    Expected<std::string> Runtime = openMPDeviceRuntime(Job, Options);
+    if (!Runtime)
+      return Runtime.takeError();
+    Args.push_back(*Runtime);
   }
   for (const auto &[TripleName, Arg] : Options.DeviceLinkerArgs)
     if (ForJob(TripleName))

@@ -6,6 +6,7 @@
 #include "llvm/BinaryFormat/Magic.h"
 #include "llvm/LTO/LTO.h"
 #include "llvm/Object/Archive.h"
+#include "llvm/Object/ObjectFile.h"
 #include "llvm/Support/Caching.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -89,8 +90,42 @@ public:
           !Sym.canBeOmittedFromSymbolTable();
       Resolutions.push_back(R);
     }
+    ++Added;
     return L.add(std::move(*File), Resolutions);
   }
+
+  /// Notes what a cubin defines and needs: library members are linked for
+  /// it too (an OpenMP kernel's calls into the device runtime).
+  Error noteCubin(MemoryBufferRef Buffer) {
+    Expected<std::unique_ptr<object::ObjectFile>> Obj =
+        object::ObjectFile::createObjectFile(Buffer);
+    if (!Obj)
+      return linkError(Buffer.getBufferIdentifier() + ": " +
+                       toString(Obj.takeError()));
+    for (const object::SymbolRef &Sym : (*Obj)->symbols()) {
+      Expected<uint32_t> Flags = Sym.getFlags();
+      Expected<StringRef> Name = Sym.getName();
+      if (!Flags || !Name) {
+        consumeError(Flags.takeError());
+        consumeError(Name.takeError());
+        continue;
+      }
+      if (!(*Flags & object::SymbolRef::SF_Global) || Name->empty())
+        continue;
+      if (*Flags & object::SymbolRef::SF_Undefined) {
+        if (!Defined.contains(*Name))
+          Undefined.insert(*Name);
+      } else {
+        // Defined outside LTO: bitcode defining it too does not prevail.
+        Defined.insert(*Name);
+        Undefined.erase(*Name);
+      }
+    }
+    return Error::success();
+  }
+
+  /// How many bitcode files were added.
+  size_t size() const { return Added; }
 
   /// True if \p Buffer defines a symbol still undefined.
   Expected<bool> isNeeded(MemoryBufferRef Buffer) {
@@ -108,6 +143,7 @@ public:
 private:
   lto::LTO &L;
   StringSet<> Defined, Undefined;
+  size_t Added = 0;
 };
 } // namespace
 
@@ -147,9 +183,11 @@ static Error addArchiveMembers(LTOInputs &Inputs, object::Archive &Lib,
   return Error::success();
 }
 
-/// LTO of \p Bitcode and the libraries to one PTX file for \p Arch.
-static Expected<std::string>
-compileToPTX(ArrayRef<MemoryBufferRef> Bitcode, const NVPTXLinkRequest &R,
+/// LTO of \p Bitcode and what the libraries give it and \p Cubins to one
+/// PTX file for the request's arch; none when there is nothing to compile.
+static Expected<std::optional<std::string>>
+compileToPTX(ArrayRef<MemoryBufferRef> Bitcode,
+             ArrayRef<MemoryBufferRef> Cubins, const NVPTXLinkRequest &R,
              std::vector<std::unique_ptr<MemoryBuffer>> &Keep) {
   InitializeAllTargetInfos();
   InitializeAllTargets();
@@ -162,6 +200,9 @@ compileToPTX(ArrayRef<MemoryBufferRef> Bitcode, const NVPTXLinkRequest &R,
   Conf.DefaultTriple = "nvptx64-nvidia-cuda";
   lto::LTO L(std::move(Conf));
   LTOInputs Inputs(L);
+  for (MemoryBufferRef Cubin : Cubins)
+    if (Error E = Inputs.noteCubin(Cubin))
+      return std::move(E);
   for (MemoryBufferRef Buffer : Bitcode)
     if (Error E = Inputs.add(Buffer))
       return std::move(E);
@@ -185,6 +226,9 @@ compileToPTX(ArrayRef<MemoryBufferRef> Bitcode, const NVPTXLinkRequest &R,
     }
   }
 
+  if (Inputs.size() == 0)
+    return std::nullopt;
+
   SmallString<0> PTX;
   auto AddStream = [&](size_t, const Twine &) {
     return std::make_unique<CachedFileStream>(
@@ -203,7 +247,7 @@ compileToPTX(ArrayRef<MemoryBufferRef> Bitcode, const NVPTXLinkRequest &R,
   }
   if (EC)
     return linkError(Path + ": cannot write: " + EC.message());
-  return Path;
+  return std::optional<std::string>(Path);
 }
 
 /// Runs a CUDA toolkit \p Tool; its messages go to a log next to \p Output
@@ -237,7 +281,7 @@ static Error runTool(const NVPTXLinkRequest &R, StringRef Tool,
 
 Error linkNVPTX(const NVPTXLinkRequest &R) {
   std::vector<std::unique_ptr<MemoryBuffer>> Buffers;
-  std::vector<MemoryBufferRef> Bitcode;
+  std::vector<MemoryBufferRef> Bitcode, CubinBuffers;
   std::vector<std::string> Cubins;
   for (const std::string &Input : R.Inputs) {
     ErrorOr<std::unique_ptr<MemoryBuffer>> Buffer =
@@ -245,24 +289,26 @@ Error linkNVPTX(const NVPTXLinkRequest &R) {
                               /*RequiresNullTerminator=*/false);
     if (std::error_code EC = Buffer.getError())
       return linkError(Input + ": cannot read: " + EC.message());
-    if (identify_magic((*Buffer)->getBuffer()) == file_magic::bitcode) {
-      Bitcode.push_back(**Buffer);
-      Buffers.push_back(std::move(*Buffer));
-    } else {
+    bool IsBitcode =
+        identify_magic((*Buffer)->getBuffer()) == file_magic::bitcode;
+    (IsBitcode ? Bitcode : CubinBuffers).push_back(**Buffer);
+    if (!IsBitcode)
       Cubins.push_back(Input);
-    }
+    Buffers.push_back(std::move(*Buffer));
   }
 
-  // The bitcode becomes one relocatable cubin, as `ptxas -c` makes them for
-  // relocatable device code.
-  if (!Bitcode.empty()) {
-    Expected<std::string> PTX = compileToPTX(Bitcode, R, Buffers);
-    if (!PTX)
-      return PTX.takeError();
+  // The bitcode, and the library code the link needs, becomes one
+  // relocatable cubin, as `ptxas -c` makes them for relocatable device code.
+  Expected<std::optional<std::string>> PTX =
+      compileToPTX(Bitcode, CubinBuffers, R, Buffers);
+  if (!PTX)
+    return PTX.takeError();
+  if (*PTX) {
     std::string Cubin = R.Output + ".lto.cubin";
     if (Error E = runTool(
             R, "ptxas",
-            {"-m64", "-O3", "-arch=" + R.Arch, "-c", "-o", Cubin, *PTX}, Cubin))
+            {"-m64", "-O3", "-arch=" + R.Arch, "-c", "-o", Cubin, **PTX},
+            Cubin))
       return E;
     Cubins.insert(Cubins.begin(), Cubin);
   }

@@ -1,9 +1,9 @@
 //===- lld-plugin/NVPTXLink.h - NVPTX device links ------------------*- C++
 //-*-//
 //
-// An NVPTX device link with bitcode among its images, as clang-linker-wrapper
-// does it: the bitcode (and the device libraries it needs) through LTO to
-// PTX for the job's sm_NN, the CUDA toolkit's ptxas to a relocatable cubin,
+// An NVPTX device link with bitcode among its images or device libraries, as
+// clang-linker-wrapper does it: the bitcode (and the library members the
+// link needs) through LTO to PTX for the job's sm_NN, the CUDA toolkit's ptxas to a relocatable cubin,
 // and its nvlink over that cubin and the job's other cubins. The link runs
 // in a worker process of ld.lld-offload (LTO holds global state, and the
 // links of several archs run in parallel like LLD's).
