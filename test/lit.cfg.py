@@ -26,6 +26,8 @@ tools = [
                                                "offload-wrapper")),
     ToolSubst("%offload-bundler", os.path.join(config.lld_offload_tools_dir,
                                                "offload-bundler")),
+    ToolSubst("%offload-inspect", os.path.join(config.lld_offload_tools_dir,
+                                               "offload-inspect")),
     ToolSubst("%ld-offload", os.path.join(config.lld_offload_tools_dir,
                                           "ld.lld-offload")),
     ToolSubst("%llvm-bin", config.llvm_tools_dir),

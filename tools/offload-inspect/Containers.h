@@ -1,0 +1,27 @@
+//===- Containers.h - Helpers shared by the inspector's walkers -----------===//
+
+#ifndef LLD_OFFLOAD_TOOLS_OFFLOAD_INSPECT_CONTAINERS_H
+#define LLD_OFFLOAD_TOOLS_OFFLOAD_INSPECT_CONTAINERS_H
+
+#include "llvm/ADT/StringRef.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace offload {
+
+/// "0x1F00": how the tree and the messages write offsets.
+std::string hexOffset(uint64_t V);
+
+/// The comment string of a text bundle that starts \p Data, if it is one:
+/// "\n<comment> __CLANG_OFFLOAD_BUNDLE____START__ <ID>\n".
+std::optional<llvm::StringRef> getTextBundleComment(llvm::StringRef Data);
+
+/// True if \p Data starts with a container the inspector walks into: an
+/// OffloadBinary, a bundle (binary, text or compressed) or a CUDA fat binary.
+bool startsWithContainer(llvm::StringRef Data);
+
+} // namespace offload
+
+#endif // LLD_OFFLOAD_TOOLS_OFFLOAD_INSPECT_CONTAINERS_H

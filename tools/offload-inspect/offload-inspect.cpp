@@ -1,0 +1,316 @@
+//===- offload-inspect.cpp - Which devices does this binary carry? --------===//
+//
+//   offload-inspect [--json] [--extract=<dir>] <file>...
+//
+// Lists every device image in objects, archives, linked programs, bundles,
+// compressed bundles, OffloadBinaries and CUDA fat binaries, recursively, as
+// an indented tree or as JSON, and can write each image to a file.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Inspector.h"
+
+#include "support/AtomicOutput.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/WithColor.h"
+
+using namespace llvm;
+using namespace offload;
+
+static cl::OptionCategory Category("offload-inspect options");
+
+static cl::list<std::string> InputFiles(cl::Positional, cl::OneOrMore,
+                                        cl::desc("<file>..."),
+                                        cl::cat(Category));
+
+static cl::opt<bool> JSON("json",
+                          cl::desc("Print JSON instead of the indented tree"),
+                          cl::cat(Category));
+
+static cl::opt<std::string>
+    ExtractDir("extract",
+               cl::desc("Write every device image into <dir> as "
+                        "<index>-<kind>-<triple>-<arch>.<ext>"),
+               cl::value_desc("dir"), cl::cat(Category));
+
+static StringRef ToolName;
+
+using Type = InspectNode::Type;
+
+static std::string hex(uint64_t V) { return "0x" + utohexstr(V, true); }
+
+static StringRef orDash(StringRef S) { return S.empty() ? "-" : S; }
+
+static StringRef getTypeName(Type T) {
+  switch (T) {
+  case Type::File:
+    return "file";
+  case Type::Section:
+    return "section";
+  case Type::OffloadBinary:
+    return "offload-binary";
+  case Type::Bundle:
+    return "bundle";
+  case Type::TextBundle:
+    return "text-bundle";
+  case Type::CompressedBundle:
+    return "compressed-bundle";
+  case Type::ObjectBundle:
+    return "object-bundle";
+  case Type::CudaFatbin:
+    return "cuda-fatbin";
+  case Type::Image:
+    return "image";
+  case Type::HostEntry:
+    return "host-entry";
+  }
+  return "unknown";
+}
+
+/// Calls \p Fn on every image under \p Node, in index order (pre-order).
+static void forEachImage(const InspectNode &Node,
+                         function_ref<void(const InspectNode &)> Fn) {
+  if (Node.TheType == Type::Image)
+    Fn(Node);
+  for (const InspectNode &Child : Node.Children)
+    forEachImage(Child, Fn);
+}
+
+static size_t countImages(const InspectNode &Node) {
+  size_t N = 0;
+  forEachImage(Node, [&](const InspectNode &) { ++N; });
+  return N;
+}
+
+//===----------------------------------------------------------------------===//
+// The tree
+//===----------------------------------------------------------------------===//
+
+static void printTree(raw_ostream &OS, const InspectNode &Node, bool IsRoot,
+                      unsigned Indent) {
+  OS.indent(Indent);
+  auto At = [&] { OS << " @" << hex(Node.Offset); };
+  switch (Node.TheType) {
+  case Type::File:
+    if (IsRoot)
+      OS << Node.Name << ": " << orDash(Node.Format) << ", " << Node.Size
+         << " bytes, " << countImages(Node) << " device image"
+         << (countImages(Node) == 1 ? "" : "s");
+    else
+      OS << "member " << Node.Name << " @" << hex(*Node.FileOffset) << ", "
+         << orDash(Node.Format) << ", " << Node.Size << " bytes";
+    break;
+  case Type::Section:
+    // Bitcode keeps its binaries in globals, which the finder names "@...".
+    OS << (StringRef(Node.Name).starts_with("@") ? "global " : "section ")
+       << Node.Name;
+    if (Node.FileOffset)
+      OS << " @" << hex(*Node.FileOffset);
+    OS << ", " << Node.Size << " bytes";
+    if (Node.InflatedSize)
+      OS << " (compressed; inflates to " << *Node.InflatedSize << ")";
+    break;
+  case Type::ObjectBundle:
+    OS << "object bundle: " << Node.Children.size() << " " << Node.Name
+       << "<ID> sections";
+    break;
+  case Type::OffloadBinary:
+    OS << "offload binary " << Node.Format;
+    At();
+    OS << ", " << Node.Size << " bytes, " << Node.Children.size()
+       << (Node.Children.size() == 1 ? " entry" : " entries");
+    break;
+  case Type::Bundle:
+  case Type::TextBundle:
+  case Type::CudaFatbin:
+    OS << Node.Format;
+    At();
+    OS << ", " << Node.Size << " bytes, " << Node.Children.size()
+       << (Node.Children.size() == 1 ? " entry" : " entries");
+    break;
+  case Type::CompressedBundle:
+    OS << "compressed bundle " << Node.Format;
+    At();
+    OS << ", " << Node.Size << " bytes, inflates to " << *Node.InflatedSize;
+    break;
+  case Type::HostEntry:
+    OS << "host entry " << Node.Name << ", " << Node.Size << " bytes";
+    break;
+  case Type::Image:
+    OS << "image " << Node.Index << ": " << orDash(Node.OffloadKind) << " "
+       << orDash(Node.Triple) << " " << orDash(Node.Arch) << " "
+       << orDash(Node.ImageKind) << ", " << Node.Size << " bytes";
+    if (Node.CompressedSize)
+      OS << " (compressed " << *Node.CompressedSize << ")";
+    OS << "\n";
+    OS.indent(Indent + 2) << "at " << Node.Location;
+    if (Node.FileOffset)
+      OS << " (file offset " << hex(*Node.FileOffset) << ")";
+    break;
+  }
+  OS << "\n";
+  for (const InspectNode &Child : Node.Children)
+    printTree(OS, Child, /*IsRoot=*/false, Indent + 2);
+  // After what could be read: reading stopped there.
+  if (!Node.Error.empty())
+    OS.indent(Indent + 2) << "error: " << Node.Error << "\n";
+}
+
+//===----------------------------------------------------------------------===//
+// JSON
+//===----------------------------------------------------------------------===//
+
+/// The image's description keys, shared by the tree and the flat list.
+static void writeImageAttributes(json::OStream &J, const InspectNode &Node) {
+  J.attribute("index", Node.Index);
+  J.attribute("offload_kind", Node.OffloadKind);
+  J.attribute("triple", Node.Triple);
+  J.attribute("arch", Node.Arch);
+  J.attribute("image_kind", Node.ImageKind);
+  J.attribute("size", Node.Size);
+  if (Node.CompressedSize)
+    J.attribute("compressed_size", *Node.CompressedSize);
+  J.attribute("location", Node.Location);
+}
+
+static void writeNode(json::OStream &J, const InspectNode &Node) {
+  J.object([&] {
+    J.attribute("type", getTypeName(Node.TheType));
+    if (Node.TheType == Type::Image) {
+      writeImageAttributes(J, Node);
+    } else {
+      J.attribute("name", Node.Name);
+      if (!Node.Format.empty())
+        J.attribute("format", Node.Format);
+      J.attribute("offset", Node.Offset);
+      J.attribute("size", Node.Size);
+      if (Node.InflatedSize)
+        J.attribute("inflated_size", *Node.InflatedSize);
+    }
+    if (Node.FileOffset)
+      J.attribute("file_offset", *Node.FileOffset);
+    if (!Node.Error.empty())
+      J.attribute("error", Node.Error);
+    if (!Node.Children.empty())
+      J.attributeArray("children", [&] {
+        for (const InspectNode &Child : Node.Children)
+          writeNode(J, Child);
+      });
+  });
+}
+
+static void printJSON(raw_ostream &OS, ArrayRef<InspectNode> Roots,
+                      ArrayRef<std::string> Errors) {
+  json::OStream J(OS, /*IndentSize=*/2);
+  J.object([&] {
+    J.attributeArray("images", [&] {
+      for (const InspectNode &Root : Roots)
+        forEachImage(Root, [&](const InspectNode &Image) {
+          J.object([&] {
+            J.attribute("file", Root.Name);
+            writeImageAttributes(J, Image);
+            if (Image.FileOffset)
+              J.attribute("file_offset", *Image.FileOffset);
+          });
+        });
+    });
+    J.attributeArray("files", [&] {
+      for (const InspectNode &Root : Roots)
+        writeNode(J, Root);
+    });
+    J.attributeArray("errors", [&] {
+      for (const std::string &E : Errors)
+        J.value(E);
+    });
+  });
+  OS << "\n";
+}
+
+//===----------------------------------------------------------------------===//
+// --extract
+//===----------------------------------------------------------------------===//
+
+/// Keeps names portable and inside the directory: target IDs have ':' and
+/// a crafted triple could have '/'.
+static std::string sanitize(StringRef S) {
+  std::string Out;
+  for (char C : S)
+    Out +=
+        (isAlnum(C) || C == '.' || C == '_' || C == '+' || C == '-') ? C : '_';
+  return Out;
+}
+
+/// "<index>-<offload kind>-<triple>-<arch>.<ext>" ("none" for a missing
+/// field), from nothing but the image's description, so that the same input
+/// gives the same names.
+static std::string getExtractName(const InspectNode &Image) {
+  auto OrNone = [](StringRef S) { return S.empty() ? "none" : S.str(); };
+  return sanitize(std::to_string(Image.Index) + "-" +
+                  OrNone(Image.OffloadKind) + "-" + OrNone(Image.Triple) + "-" +
+                  OrNone(Image.Arch)) +
+         "." + getExtractExtension(Image.ImageKind).str();
+}
+
+static Error extractAll(ArrayRef<InspectNode> Roots) {
+  if (std::error_code EC = sys::fs::create_directories(ExtractDir))
+    return createStringError(EC,
+                             ExtractDir + ": cannot create: " + EC.message());
+  Error Result = Error::success();
+  for (const InspectNode &Root : Roots)
+    forEachImage(Root, [&](const InspectNode &Image) {
+      if (Result)
+        return;
+      SmallString<256> Path(ExtractDir);
+      sys::path::append(Path, getExtractName(Image));
+      Result = writeFileAtomically(Path, Image.Data);
+    });
+  return Result;
+}
+
+int main(int Argc, char **Argv) {
+  InitLLVM X(Argc, Argv);
+  ToolName = sys::path::filename(Argv[0]);
+  cl::HideUnrelatedOptions(Category);
+  cl::ParseCommandLineOptions(
+      Argc, Argv,
+      "Lists the device images that objects, archives, programs, offload "
+      "bundles, OffloadBinaries and CUDA fat binaries carry.\n");
+
+  Inspector Inspect;
+  std::vector<InspectNode> Roots;
+  for (StringRef Input : InputFiles)
+    Roots.push_back(Inspect.inspectFile(Input));
+
+  // Everything that could be read is printed, malformed parts marked in
+  // place; the errors then go to stderr and the exit code says so.
+  if (JSON)
+    printJSON(outs(), Roots, Inspect.errors());
+  else
+    for (const InspectNode &Root : Roots)
+      printTree(outs(), Root, /*IsRoot=*/true, 0);
+  outs().flush();
+
+  bool Failed = false;
+  for (const std::string &E : Inspect.errors()) {
+    WithColor::error(errs(), ToolName) << E << "\n";
+    Failed = true;
+  }
+  // Extract only from inputs read in full: a partial set of images is worse
+  // than none to a script that expects every device.
+  if (!ExtractDir.empty()) {
+    if (Failed) {
+      WithColor::note(errs(), ToolName)
+          << "nothing extracted because of the errors above\n";
+    } else if (Error E = extractAll(Roots)) {
+      logAllUnhandledErrors(std::move(E), WithColor::error(errs(), ToolName));
+      Failed = true;
+    }
+  }
+  return Failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
