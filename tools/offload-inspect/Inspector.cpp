@@ -35,8 +35,10 @@ std::optional<uint64_t> Inspector::fileOffset(const Context &Ctx,
 }
 
 void Inspector::fail(InspectNode &Node, Error E) {
-  Node.Error = toString(std::move(E));
-  Errors.push_back(Node.Error);
+  std::string Message = toString(std::move(E));
+  // A node may fail in several places (an object's section names).
+  Node.Error += (Node.Error.empty() ? "" : "; ") + Message;
+  Errors.push_back(std::move(Message));
 }
 
 StringRef getExtractExtension(StringRef ImageKind) {
