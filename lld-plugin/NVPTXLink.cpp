@@ -58,6 +58,17 @@ NVPTXLinkRequest::fromArgs(ArrayRef<std::string> Args) {
   return std::move(R);
 }
 
+/// \p Buffer as an LTO input, or an error naming it.
+static Expected<std::unique_ptr<lto::InputFile>>
+readBitcode(MemoryBufferRef Buffer) {
+  Expected<std::unique_ptr<lto::InputFile>> File =
+      lto::InputFile::create(Buffer);
+  if (!File)
+    return linkError(Buffer.getBufferIdentifier() + ": " +
+                     toString(File.takeError()));
+  return File;
+}
+
 namespace {
 /// Bitcode going into one LTO link, and which symbols it defines and needs:
 /// archive members are added while they define something needed.
@@ -66,11 +77,9 @@ public:
   explicit LTOInputs(lto::LTO &L) : L(L) {}
 
   Error add(MemoryBufferRef Buffer) {
-    Expected<std::unique_ptr<lto::InputFile>> File =
-        lto::InputFile::create(Buffer);
+    Expected<std::unique_ptr<lto::InputFile>> File = readBitcode(Buffer);
     if (!File)
-      return linkError(Buffer.getBufferIdentifier() + ": " +
-                       toString(File.takeError()));
+      return File.takeError();
     std::vector<lto::SymbolResolution> Resolutions;
     for (const lto::InputFile::Symbol &Sym : (*File)->symbols()) {
       lto::SymbolResolution R;
@@ -129,11 +138,9 @@ public:
 
   /// True if \p Buffer defines a symbol still undefined.
   Expected<bool> isNeeded(MemoryBufferRef Buffer) {
-    Expected<std::unique_ptr<lto::InputFile>> File =
-        lto::InputFile::create(Buffer);
+    Expected<std::unique_ptr<lto::InputFile>> File = readBitcode(Buffer);
     if (!File)
-      return linkError(Buffer.getBufferIdentifier() + ": " +
-                       toString(File.takeError()));
+      return File.takeError();
     for (const lto::InputFile::Symbol &Sym : (*File)->symbols())
       if (!Sym.isUndefined() && Undefined.contains(Sym.getName()))
         return true;
