@@ -2,7 +2,9 @@
 # Sets up a Debian 12 machine (as root) for lld-offload, builds it, and then
 #   setup.sh demo   runs the demo (the main job), or
 #   setup.sh test   runs every test (lit tool/end-to-end tests and GoogleTest
-#                   units) and prints "N passed, N failed".
+#                   units), then again on a sanitizer build (build-asan/,
+#                   ASan+UBSan; LLD_OFFLOAD_SANITIZE_TESTS=0 skips it), and
+#                   prints "N passed, N failed" for each and both.
 # Idempotent: packages are installed only when missing, CMake configures only
 # once, and ninja rebuilds only what changed.
 set -euo pipefail
@@ -43,13 +45,40 @@ if [[ "$mode" == demo ]]; then
   exec bash "$root/scripts/demo.sh" "$build"
 fi
 
+# Runs the lit suites of build directory $1 and prints "lit ($2): N passed,
+# N failed"; returns lit's status.
+run_suite() {
+  local dir=$1 label=$2 log="$1/test-results.txt" status passed failed
+  set +e
+  "$llvm/bin/lit" -sv "$dir/unittests" "$dir/test" 2>&1 | tee "$log"
+  status=${PIPESTATUS[0]}
+  set -e
+  passed=$(awk '/^ *(Passed|Expectedly Failed|Unsupported): /{n+=$2} END{print n+0}' "$log")
+  failed=$(awk '/^ *(Failed|Unexpectedly Passed|Timed Out|Unresolved): /{n+=$2} END{print n+0}' "$log")
+  summary+=("lit ($label): $passed passed, $failed failed")
+  return "$status"
+}
+
+summary=()
 echo "== testing"
-log="$build/test-results.txt"
-set +e
-"$llvm/bin/lit" -sv "$build/unittests" "$build/test" 2>&1 | tee "$log"
-status=${PIPESTATUS[0]}
-set -e
-passed=$(awk '/^ *(Passed|Expectedly Failed|Unsupported): /{n+=$2} END{print n+0}' "$log")
-failed=$(awk '/^ *(Failed|Unexpectedly Passed|Timed Out|Unresolved): /{n+=$2} END{print n+0}' "$log")
-echo "lit: $passed passed, $failed failed"
+status=0
+run_suite "$build" "$(basename "$build")" || status=1
+
+# The same suites again on an ASan+UBSan build (docs/sanitizers.md), unless
+# LLD_OFFLOAD_SANITIZE_TESTS=0.
+if [[ "${LLD_OFFLOAD_SANITIZE_TESTS:-1}" != 0 ]]; then
+  asan_build=${LLD_OFFLOAD_ASAN_BUILD_DIR:-$root/build-asan}
+  if [[ ! -f "$asan_build/build.ninja" ]]; then
+    echo "== configuring $asan_build (sanitizers)"
+    cmake -S "$root" -B "$asan_build" -G Ninja -DLLD_OFFLOAD_SANITIZE=ON >/dev/null
+  fi
+  echo "== building (sanitizers)"
+  ninja -C "$asan_build" | tail -n 1
+  echo "== testing (sanitizers)"
+  run_suite "$asan_build" "$(basename "$asan_build"), ASan+UBSan" || status=1
+fi
+
+printf '%s\n' "${summary[@]}"
+# The last line sums both runs.
+awk -v s="${summary[*]}" 'BEGIN{n=split(s,w," "); for(i=1;i<=n;i++){if(w[i]=="passed,")p+=w[i-1]; if(w[i]=="failed"||w[i]=="failed,")f+=w[i-1]} print "lit: " p " passed, " f " failed"}'
 exit "$status"

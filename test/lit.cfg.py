@@ -36,6 +36,13 @@ llvm_config.add_tool_substitutions(tools)
 config.substitutions.append(("%host-triple", config.host_triple))
 config.substitutions.append(("%llvm-lib", config.llvm_lib_dir))
 
+# Under the sanitizer build: the features "asan" and "ubsan", and the
+# sanitizers' options for every test.
+import sys
+sys.path.insert(0, os.path.dirname(__file__))
+import sanitizers
+sanitizers.configure(config)
+
 # Tests that run offload programs need LLVM 22's offload runtime.
 if os.path.exists(os.path.join(config.llvm_lib_dir, "libomptarget.so")):
     config.available_features.add("libomptarget")
@@ -82,3 +89,23 @@ def _can_mount_tmpfs():
         os.rmdir(d)
 if _can_mount_tmpfs():
     config.available_features.add("tmpfs-mount")
+
+# Tests of sizes past 4 GiB use sparse input files (`truncate -s 5G`), which
+# cost nothing, but the tools' outputs are real data: at most about 10 GiB at
+# a time. Only where the file system keeps holes and has that room, with a
+# margin.
+def _large_sparse_files(path):
+    os.makedirs(path, exist_ok=True)
+    if shutil.disk_usage(path).free < 24 << 30:
+        return False
+    probe = tempfile.NamedTemporaryFile(dir=path, prefix="sparse-probe-")
+    try:
+        probe.truncate(5 << 30)
+        probe.flush()
+        return os.stat(probe.name).st_blocks * 512 < (1 << 20)
+    except OSError:
+        return False
+    finally:
+        probe.close()
+if _large_sparse_files(config.test_exec_root):
+    config.available_features.add("large-sparse-files")

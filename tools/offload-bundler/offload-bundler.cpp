@@ -291,6 +291,10 @@ readBundle(const BundleType &Type, StringRef Path, MemoryBufferRef Input,
     if (!Split)
       return Split.takeError();
     Parts.clear();
+    // Views are taken once every part is inflated: growing Storage may copy
+    // its elements (SmallVector's move is not noexcept) and free the bytes
+    // earlier views pointed to.
+    size_t FirstInflated = Storage.size();
     for (StringRef Part : *Split) {
       // In verbose mode the statistics come first, then a hash mismatch
       // is an error.
@@ -309,8 +313,9 @@ readBundle(const BundleType &Type, StringRef Path, MemoryBufferRef Input,
                       " does not match the inflated data");
       }
       Storage.push_back(std::move(*Inflated));
-      Parts.push_back(StringRef(Storage.back().data(), Storage.back().size()));
     }
+    for (size_t I = FirstInflated; I != Storage.size(); ++I)
+      Parts.push_back(StringRef(Storage[I].data(), Storage[I].size()));
   }
 
   std::vector<BundleEntry> All;
