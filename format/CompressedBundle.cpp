@@ -154,6 +154,24 @@ Expected<SmallVector<char, 0>> decompressBundle(StringRef Data, StringRef Name,
   return SmallVector<char, 0>(Bytes.begin(), Bytes.end());
 }
 
+Error checkCompressedBundleSizes(uint16_t Version, uint64_t UncompressedSize,
+                                 uint64_t TotalSize) {
+  if (Version != 2)
+    return Error::success();
+  auto TooLarge = [](StringRef What, uint64_t Size) {
+    return createStringError(
+        inconvertibleErrorCode(),
+        What + " exceeds version 2 limit (" + Twine(Size) + " > " +
+            Twine(UINT32_MAX) +
+            " bytes; compressed bundle version 3 has 64-bit sizes)");
+  };
+  if (UncompressedSize > UINT32_MAX)
+    return TooLarge("Uncompressed size", UncompressedSize);
+  if (TotalSize > UINT32_MAX)
+    return TooLarge("Total file size", TotalSize);
+  return Error::success();
+}
+
 /// zstd with worker threads, for large bundles: the frame is the same for any
 /// number of workers (so output does not depend on the machine), though not
 /// the single-threaded frame LLVM writes; both read the same.
@@ -193,6 +211,10 @@ Expected<SmallVector<char, 0>> compressBundle(StringRef Bundle,
                                  " cannot be written (2 and 3 can)");
   if (const char *Reason = compression::getReasonIfUnsupported(O.Method))
     return createStringError(inconvertibleErrorCode(), Reason);
+  // Refused before spending the time to compress; the total size is checked
+  // once known.
+  if (Error E = checkCompressedBundleSizes(O.Version, Bundle.size(), 0))
+    return std::move(E);
   SmallVector<uint8_t, 0> Compressed;
   if (O.Method == compression::Format::Zstd &&
       Bundle.size() >= MultiThreadedZstdThreshold) {
@@ -206,10 +228,8 @@ Expected<SmallVector<char, 0>> compressBundle(StringRef Bundle,
   }
   uint64_t HeaderSize = O.Version == 2 ? 24 : 32;
   uint64_t Total = HeaderSize + Compressed.size();
-  if (O.Version == 2 && (Bundle.size() > UINT32_MAX || Total > UINT32_MAX))
-    return createStringError(inconvertibleErrorCode(),
-                             "bundle too large for compressed bundle version "
-                             "2 (sizes over 4 GiB need version 3)");
+  if (Error E = checkCompressedBundleSizes(O.Version, Bundle.size(), Total))
+    return std::move(E);
   SmallVector<char, 0> Out;
   raw_svector_ostream OS(Out);
   support::endian::Writer W(OS, endianness::little);

@@ -69,6 +69,13 @@ struct BundleCompression {
 /// Bundles of this size and more are compressed by several zstd workers.
 constexpr uint64_t MultiThreadedZstdThreshold = 32ULL << 20;
 
+/// Version 2 headers hold 32-bit sizes: an error, in clang-offload-bundler's
+/// words, if \p UncompressedSize or \p TotalSize (header and compressed data)
+/// do not fit. Versions 1 and 3 have no limit here.
+llvm::Error checkCompressedBundleSizes(uint16_t Version,
+                                       uint64_t UncompressedSize,
+                                       uint64_t TotalSize);
+
 /// Compresses \p Bundle into a compressed bundle: the bytes
 /// clang-offload-bundler 22 writes for the same options, except that zstd
 /// bundles of MultiThreadedZstdThreshold bytes and more use several threads
