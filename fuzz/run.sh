@@ -18,7 +18,8 @@ tools_build=${LLD_OFFLOAD_BUILD_DIR:-$root/build}
 llvm=/usr/lib/llvm-22
 targets=("$@")
 ((${#targets[@]})) ||
-  targets=(offload-binary bundle ccob entry-id find-binaries object-bundle)
+  targets=(offload-binary bundle ccob entry-id find-binaries object-bundle
+           link-args)
 
 if [[ ! -f "$fuzz_build/build.ninja" ]]; then
   cmake -S "$root/fuzz" -B "$fuzz_build" -G Ninja \
@@ -120,6 +121,18 @@ C
   cp "$w/b.o" "$w/host.o" "$w/omp.o" "$seeds/object-bundle/"
   rm -rf "$w"
   touch "$seeds/.done"
+fi
+
+# ld.lld-offload's command line: argv lines, then response files r0-r2
+# (see fuzz/fuzz-link-args.cpp), nested and recursive.
+if [[ ! -d "$seeds/link-args" ]]; then
+  mkdir -p "$seeds/link-args"
+  l=$seeds/link-args
+  printf -- '-o\nout\n--offload-jobs=2\n-L/lib\nmain.o\n-lomptarget' > "$l/plain"
+  printf -- '@r0\n-shared\0--offload-verbose -r @r1\0-omagic --offload-compress=9 --offload-compress-version=2' > "$l/nested"
+  printf -- '@r0\0@r0 --no-offload' > "$l/recursive"
+  printf -- '@r1\0\0"a b" '"'"'c d'"'"' e\\ f\n--offload-device-lib=nvptx64-nvidia-cuda=libdev.a --output=x -Map m' > "$l/quotes"
+  printf -- '--offload-jobs=jobserver\n--offload-relocatable=link\n-r\n--offload-device-linker-arg=amdgcn-amd-amdhsa=-O2\n--offload-extract=gfx90a\n--offload-large-fatbin-threshold=4096\n--offload-cuda-path=/cuda' > "$l/options"
 fi
 
 # LLVM's own allocations (WritableMemoryBuffer, objcopy) ask for whatever a
