@@ -5,12 +5,14 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/BinaryFormat/ELF.h"
 #include "llvm/BinaryFormat/Magic.h"
+#include "llvm/Bitcode/BitcodeReader.h"
+#include "llvm/Bitcode/LLVMBitCodes.h"
+#include "llvm/Bitstream/BitstreamReader.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/GlobalVariable.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Metadata.h"
 #include "llvm/IR/Module.h"
-#include "llvm/Bitcode/BitcodeReader.h"
 #include "llvm/Object/Archive.h"
 #include "llvm/Object/Decompressor.h"
 #include "llvm/Object/ELFObjectFile.h"
@@ -51,6 +53,94 @@ bool isOffloadingSection(const SectionRef &Sec, const ObjectFile &Obj,
       return true;
   }
   return Name.starts_with(".llvm.offloading");
+}
+
+/// LLVM 22's bitcode reader sizes an attribute list by the index an
+/// attribute group record gives, before anything checks it: an index of
+/// 0xFF7FFFFF asks for ~34 GB and aborts the process ("LLVM ERROR: out of
+/// memory"). This walks the module's attribute group records (only them;
+/// every other block is skipped unread) and refuses an index no real module
+/// can have: a parameter index needs a function type with that many
+/// parameters, each at least one bit of the file. Anything else this walk
+/// cannot read is left for the bitcode reader to report.
+Error checkAttributeGroupIndices(MemoryBufferRef Buffer) {
+  const unsigned char *Begin = Buffer.getBuffer().bytes_begin();
+  const unsigned char *End = Buffer.getBuffer().bytes_end();
+  if (isBitcodeWrapper(Begin, End) &&
+      SkipBitcodeWrapperHeader(Begin, End, /*VerifyBufferSize=*/true))
+    return Error::success();
+  BitstreamCursor Cursor(ArrayRef<uint8_t>(Begin, End));
+  Expected<SimpleBitstreamCursor::word_t> Magic = Cursor.Read(32);
+  if (!Magic) {
+    consumeError(Magic.takeError());
+    return Error::success();
+  }
+  const uint64_t MaxIndex = uint64_t(End - Begin) * 8;
+  std::optional<BitstreamBlockInfo> BlockInfo;
+  SmallVector<uint64_t, 64> Record;
+  // Top level, then the module block, then an attribute group block.
+  unsigned Depth = 0;
+  while (!Cursor.AtEndOfStream()) {
+    Expected<BitstreamEntry> Entry = Cursor.advance();
+    if (!Entry) {
+      consumeError(Entry.takeError());
+      return Error::success();
+    }
+    switch (Entry->Kind) {
+    case BitstreamEntry::Error:
+      return Error::success();
+    case BitstreamEntry::EndBlock:
+      if (Depth == 0)
+        return Error::success();
+      --Depth;
+      continue;
+    case BitstreamEntry::SubBlock: {
+      Error E = Error::success();
+      if (Entry->ID == bitc::BLOCKINFO_BLOCK_ID) {
+        Expected<std::optional<BitstreamBlockInfo>> Info =
+            Cursor.ReadBlockInfoBlock();
+        if (!Info || !*Info) {
+          if (!Info)
+            consumeError(Info.takeError());
+          return Error::success();
+        }
+        BlockInfo = std::move(**Info);
+        Cursor.setBlockInfo(&*BlockInfo);
+      } else if ((Depth == 0 && Entry->ID == bitc::MODULE_BLOCK_ID) ||
+                 (Depth == 1 && Entry->ID == bitc::PARAMATTR_GROUP_BLOCK_ID)) {
+        E = Cursor.EnterSubBlock(Entry->ID);
+        ++Depth;
+      } else {
+        E = Cursor.SkipBlock();
+      }
+      if (E) {
+        consumeError(std::move(E));
+        return Error::success();
+      }
+      continue;
+    }
+    case BitstreamEntry::Record: {
+      Record.clear();
+      Expected<unsigned> Code = Cursor.readRecord(Entry->ID, Record);
+      if (!Code) {
+        consumeError(Code.takeError());
+        return Error::success();
+      }
+      // [group id, index, attributes...]; the index of the function's own
+      // attributes is ~0U.
+      if (Depth == 2 && *Code == bitc::PARAMATTR_GRP_CODE_ENTRY &&
+          Record.size() >= 2 && Record[1] != ~0U && Record[1] > MaxIndex)
+        return createStringError(
+            inconvertibleErrorCode(),
+            "invalid bitcode: attribute group " + Twine(Record[0]) +
+                " is for parameter index " + Twine(Record[1]) +
+                ", more than a " + Twine(End - Begin) +
+                "-byte file can declare");
+      continue;
+    }
+    }
+  }
+  return Error::success();
 }
 
 } // namespace
@@ -199,6 +289,8 @@ Error OffloadBinaryFinder::scanBitcode(MemoryBufferRef Buffer,
                                        const OffloadOrigin &Where) {
   // Only the module-level records are needed: globals, their initializers
   // and named metadata. Function bodies stay unread.
+  if (Error E = checkAttributeGroupIndices(Buffer))
+    return withContext(Where, std::move(E));
   LLVMContext Context;
   Expected<std::unique_ptr<Module>> M = getLazyBitcodeModule(Buffer, Context);
   if (!M)
