@@ -41,7 +41,8 @@ static Error parseOffloadOption(StringRef Arg, OffloadOptions &O) {
       O.Jobs = 0;
     } else if (Value.getAsInteger(10, O.Jobs) || O.Jobs == 0) {
       return usage("--offload-jobs: expected a positive number or "
-                   "'jobserver', got '" + Value + "'");
+                   "'jobserver', got '" +
+                   Value + "'");
     }
   } else if (Key == "offload-relocatable" && HasValue) {
     if (Value == "fat")
@@ -85,16 +86,27 @@ static Error parseOffloadOption(StringRef Arg, OffloadOptions &O) {
   } else if (Key == "offload-large-fatbin-threshold" && HasValue) {
     if (Value.getAsInteger(10, O.LargeFatbinThreshold))
       return usage("--offload-large-fatbin-threshold: expected a size in "
-                   "bytes, got '" + Value + "'");
+                   "bytes, got '" +
+                   Value + "'");
   } else {
     return usage("unknown option '" + Arg + "'");
   }
   return Error::success();
 }
 
-Expected<LinkCommandLine>
-parseLinkCommandLine(ArrayRef<const char *> Args,
-                     StringRef DefaultRuntimePath) {
+/// "-ofile": the output joined to -o, unless the argument is one of LLD's
+/// long options that begin with 'o' and may be written with one dash
+/// (-omagic, -oformat=binary, -opt-remarks-filename, -orphan-handling=...).
+static bool isJoinedOutput(StringRef Arg) {
+  if (!Arg.starts_with("-o") || Arg.size() == 2)
+    return false;
+  StringRef Name = Arg.drop_front(1).split('=').first;
+  return Name != "omagic" && Name != "oformat" &&
+         !Name.starts_with("opt-remarks") && Name != "orphan-handling";
+}
+
+Expected<LinkCommandLine> parseLinkCommandLine(ArrayRef<const char *> Args,
+                                               StringRef DefaultRuntimePath) {
   BumpPtrAllocator Alloc;
   StringSaver Saver(Alloc);
   SmallVector<const char *, 64> Expanded(Args.begin(), Args.end());
@@ -120,10 +132,7 @@ parseLinkCommandLine(ArrayRef<const char *> Args,
     if (Arg == "-o" && I + 1 < Expanded.size()) {
       CL.Output = Expanded[++I];
       CL.LLDArgs.push_back(CL.Output);
-    } else if (Arg.starts_with("-o") && Arg.size() > 2 && Arg[1] == 'o' &&
-               !Name.starts_with("o") == false && Arg.size() > 2 &&
-               Arg[2] != '-' && !Arg.starts_with("--")) {
-      // -ofile
+    } else if (isJoinedOutput(Arg)) {
       CL.Output = Arg.drop_front(2).str();
     } else if (Name.starts_with("output=")) {
       CL.Output = Name.drop_front(strlen("output=")).str();
@@ -164,38 +173,52 @@ std::vector<std::string> probeArguments(ArrayRef<std::string> LLDArgs) {
   auto TakesSeparateValue = [](StringRef Name) {
     return StringSwitch<bool>(Name)
         .Cases({"Map", "dependency-file", "reproduce", "why-extract",
-                "print-archive-stats", "print-symbol-order",
-                "time-trace-file", "trace-symbol", "y"},
+                "print-archive-stats", "print-symbol-order", "time-trace-file",
+                "trace-symbol", "y"},
                true)
         .Default(false);
   };
   auto Dropped = [](StringRef Name) {
     StringRef Key = Name.split('=').first;
     return StringSwitch<bool>(Key)
-        .Cases({"M", "print-map", "Map", "cref", "why-extract",
-                "dependency-file", "reproduce", "time-trace",
-                "time-trace-file", "time-trace-granularity",
-                "print-archive-stats", "print-symbol-order",
-                "print-gc-sections", "print-icf-sections", "t", "trace",
-                "trace-symbol", "y", "verbose", "stats", "print-memory-usage"},
+        .Cases({"M",
+                "print-map",
+                "Map",
+                "cref",
+                "why-extract",
+                "dependency-file",
+                "reproduce",
+                "time-trace",
+                "time-trace-file",
+                "time-trace-granularity",
+                "print-archive-stats",
+                "print-symbol-order",
+                "print-gc-sections",
+                "print-icf-sections",
+                "t",
+                "trace",
+                "trace-symbol",
+                "y",
+                "verbose",
+                "stats",
+                "print-memory-usage"},
                true)
         .Default(false);
   };
   std::vector<std::string> Out;
-  for (size_t I = 0; I != LLDArgs.size(); ++I) {
+  // An option missing its value at the end steps I past the end: '<'.
+  for (size_t I = 0; I < LLDArgs.size(); ++I) {
     StringRef Arg = LLDArgs[I];
     if (Arg == "-o" || optionName(Arg) == "output") {
       ++I;
       continue;
     }
-    if (Arg.starts_with("-o") && !Arg.starts_with("--") && Arg.size() > 2 &&
-        Arg != "-omagic")
+    if (isJoinedOutput(Arg))
       continue;
     if (optionName(Arg).starts_with("output="))
       continue;
     if (Arg.starts_with("-") && Dropped(optionName(Arg))) {
-      if (!optionName(Arg).contains('=') &&
-          TakesSeparateValue(optionName(Arg)))
+      if (!optionName(Arg).contains('=') && TakesSeparateValue(optionName(Arg)))
         ++I;
       continue;
     }

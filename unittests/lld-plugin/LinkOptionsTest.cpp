@@ -1,0 +1,58 @@
+//===- LinkOptionsTest.cpp - Splitting and probing link command lines -----===//
+
+#include "lld-plugin/LinkOptions.h"
+
+#include "unittests/ErrorMatchers.h"
+
+#include "gtest/gtest.h"
+
+using namespace llvm;
+using namespace offload;
+
+namespace {
+
+LinkCommandLine parse(std::vector<const char *> Args) {
+  return takeOrFail(parseLinkCommandLine(Args, "/rt"));
+}
+
+// -ofile names the output; LLD's long options that begin with 'o' and may
+// be written with one dash do not.
+TEST(LinkOptions, JoinedOutputIsNotALongOption) {
+  EXPECT_EQ(parse({"a.o", "-oapp"}).Output, "app");
+  EXPECT_EQ(parse({"a.o", "-o", "app"}).Output, "app");
+  EXPECT_EQ(parse({"a.o", "--output=app"}).Output, "app");
+  for (const char *Long :
+       {"-omagic", "-oformat=binary", "-opt-remarks-filename=r.yaml",
+        "-orphan-handling=warn"})
+    EXPECT_EQ(parse({"a.o", Long}).Output, "a.out") << Long;
+}
+
+// The probe writes nothing: the output and side outputs are dropped, with
+// their values, and LLD's own options stay.
+TEST(LinkOptions, ProbeDropsOutputs) {
+  std::vector<std::string> Probe =
+      probeArguments({"a.o", "-o", "app", "-Map", "m.map", "-oformat=elf",
+                      "-omagic", "--why-extract=w.txt", "-lfoo"});
+  std::vector<std::string> Want = {"a.o",
+                                   "-oformat=elf",
+                                   "-omagic",
+                                   "-lfoo",
+                                   "--unresolved-symbols=ignore-all",
+                                   "--noinhibit-exec",
+                                   "-o",
+                                   "/dev/null"};
+  EXPECT_EQ(Probe, Want);
+}
+
+// An option whose value is missing at the end (found by fuzz-link-args:
+// the loop stepped past the end and read out of bounds).
+TEST(LinkOptions, ProbeWithAValueMissingAtTheEnd) {
+  for (const char *Last : {"-o", "--output", "-Map", "-y", "--trace-symbol"}) {
+    std::vector<std::string> Probe = probeArguments({"a.o", Last});
+    ASSERT_FALSE(Probe.empty());
+    EXPECT_EQ(Probe.front(), "a.o") << Last;
+    EXPECT_EQ(Probe.back(), "/dev/null") << Last;
+  }
+}
+
+} // namespace
