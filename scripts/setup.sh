@@ -53,8 +53,9 @@ run_suite() {
   "$llvm/bin/lit" -sv "$dir/unittests" "$dir/test" 2>&1 | tee "$log"
   status=${PIPESTATUS[0]}
   set -e
-  passed=$(awk '/^ *(Passed|Expectedly Failed|Unsupported): /{n+=$2} END{print n+0}' "$log")
-  failed=$(awk '/^ *(Failed|Unexpectedly Passed|Timed Out|Unresolved): /{n+=$2} END{print n+0}' "$log")
+  # lit pads the names when it prints several ("Passed     : 221").
+  passed=$(awk '/^ *(Passed|Expectedly Failed|Unsupported) *: /{sub(/^[^:]*: */, ""); n+=$1} END{print n+0}' "$log")
+  failed=$(awk '/^ *(Failed|Unexpectedly Passed|Timed Out|Unresolved) *: /{sub(/^[^:]*: */, ""); n+=$1} END{print n+0}' "$log")
   summary+=("lit ($label): $passed passed, $failed failed")
   return "$status"
 }
