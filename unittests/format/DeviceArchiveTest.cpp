@@ -14,15 +14,14 @@
 #include "format/ObjectBundle.h"
 #include "format/OffloadBundle.h"
 
+#include "ELFTestObjects.h"
 #include "unittests/ErrorMatchers.h"
 
 #include "llvm/Object/Archive.h"
 #include "llvm/Object/ArchiveWriter.h"
-#include "llvm/ObjectYAML/yaml2obj.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
-#include "llvm/Support/YAMLTraits.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -39,31 +38,15 @@ namespace {
 
 constexpr StringLiteral Host = "host-x86_64-unknown-linux-gnu-";
 
+/// An x86-64 object without bundles, defining the function hostfn.
 std::string hostObject() {
-  static const char Yaml[] = "--- !ELF\n"
-                             "FileHeader:\n"
-                             "  Class: ELFCLASS64\n"
-                             "  Data: ELFDATA2LSB\n"
-                             "  Type: ET_REL\n"
-                             "  Machine: EM_X86_64\n"
-                             "Sections:\n"
-                             "  - Name: .text\n"
-                             "    Type: SHT_PROGBITS\n"
-                             "    Flags: [ SHF_ALLOC, SHF_EXECINSTR ]\n"
-                             "    Content: \"C3\"\n"
-                             "Symbols:\n"
-                             "  - Name: hostfn\n"
-                             "    Type: STT_FUNC\n"
-                             "    Section: .text\n"
-                             "    Binding: STB_GLOBAL\n";
-  std::string Out;
-  raw_string_ostream OS(Out);
-  yaml::Input In(Yaml);
-  if (!yaml::convertYAML(In, OS, [](const Twine &Msg) {
-        ADD_FAILURE() << "yaml2obj: " << Msg.str();
-      }))
-    ADD_FAILURE() << "yaml2obj failed";
-  return Out;
+  return testutil::makeX86ELF((Twine(testutil::RetTextSectionYaml) +
+                               "Symbols:\n"
+                               "  - Name: hostfn\n"
+                               "    Type: STT_FUNC\n"
+                               "    Section: .text\n"
+                               "    Binding: STB_GLOBAL\n")
+                                  .str());
 }
 
 std::string str(const SmallVector<char, 0> &V) {

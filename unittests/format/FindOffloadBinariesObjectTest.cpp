@@ -8,6 +8,7 @@
 
 #include "format/FindOffloadBinaries.h"
 
+#include "ELFTestObjects.h"
 #include "OffloadBinaryTestUtils.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -21,9 +22,7 @@
 #include "llvm/IR/Module.h"
 #include "llvm/Object/ArchiveWriter.h"
 #include "llvm/Object/ObjectFile.h"
-#include "llvm/ObjectYAML/yaml2obj.h"
 #include "llvm/Support/Compression.h"
-#include "llvm/Support/YAMLTraits.h"
 
 using namespace llvm;
 using namespace offload;
@@ -31,18 +30,6 @@ using namespace offload::testutil;
 using ::testing::HasSubstr;
 
 namespace {
-
-/// The object file yaml2obj makes of \p Yaml.
-std::string yamlToObject(StringRef Yaml) {
-  std::string Out;
-  raw_string_ostream OS(Out);
-  yaml::Input In(Yaml);
-  if (!yaml::convertYAML(In, OS, [](const Twine &Msg) {
-        ADD_FAILURE() << "yaml2obj: " << Msg.str();
-      }))
-    ADD_FAILURE() << "yaml2obj failed";
-  return Out;
-}
 
 /// A section of an ELF object: the YAML lines after "- Name: <name>".
 struct YamlSection {
@@ -56,20 +43,10 @@ std::string contentLine(StringRef Bytes) {
 
 /// An x86-64 relocatable ELF object with a .text section and \p Sections.
 std::string makeELF(ArrayRef<YamlSection> Sections) {
-  std::string Yaml = "--- !ELF\n"
-                     "FileHeader:\n"
-                     "  Class: ELFCLASS64\n"
-                     "  Data: ELFDATA2LSB\n"
-                     "  Type: ET_REL\n"
-                     "  Machine: EM_X86_64\n"
-                     "Sections:\n"
-                     "  - Name: .text\n"
-                     "    Type: SHT_PROGBITS\n"
-                     "    Flags: [ SHF_ALLOC, SHF_EXECINSTR ]\n"
-                     "    Content: \"C3\"\n";
+  std::string Yaml = RetTextSectionYaml.str();
   for (const YamlSection &S : Sections)
     Yaml += "  - Name: " + S.Name + "\n" + S.Body;
-  return yamlToObject(Yaml);
+  return makeX86ELF(Yaml);
 }
 
 /// A .llvm.offloading-like section of type \p Type holding \p Bytes.

@@ -9,14 +9,13 @@
 
 #include "format/ObjectBundle.h"
 
+#include "ELFTestObjects.h"
 #include "unittests/ErrorMatchers.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/BinaryFormat/ELF.h"
 #include "llvm/Object/ELFObjectFile.h"
 #include "llvm/Object/ObjectFile.h"
-#include "llvm/ObjectYAML/yaml2obj.h"
-#include "llvm/Support/YAMLTraits.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -32,28 +31,10 @@ constexpr StringLiteral HostID = "host-x86_64-unknown-linux-gnu-";
 constexpr StringLiteral OpenMPID = "openmp-x86_64-pc-linux-gnu-";
 constexpr StringLiteral HIPID = "hipv4-amdgcn-amd-amdhsa--gfx90a";
 
-std::string yamlToObject(StringRef Yaml) {
-  std::string Out;
-  raw_string_ostream OS(Out);
-  yaml::Input In(Yaml);
-  if (!yaml::convertYAML(In, OS, [](const Twine &Msg) {
-        ADD_FAILURE() << "yaml2obj: " << Msg.str();
-      }))
-    ADD_FAILURE() << "yaml2obj failed";
-  return Out;
-}
-
 /// An x86-64 relocatable object with code, data, a symbol and the extra
 /// sections \p Extra (YAML list items).
 std::string makeHost(StringRef Extra = "") {
-  std::string Yaml = "--- !ELF\n"
-                     "FileHeader:\n"
-                     "  Class: ELFCLASS64\n"
-                     "  Data: ELFDATA2LSB\n"
-                     "  Type: ET_REL\n"
-                     "  Machine: EM_X86_64\n"
-                     "Sections:\n"
-                     "  - Name: .text\n"
+  std::string Yaml = "  - Name: .text\n"
                      "    Type: SHT_PROGBITS\n"
                      "    Flags: [ SHF_ALLOC, SHF_EXECINSTR ]\n"
                      "    AddressAlign: 16\n"
@@ -70,7 +51,7 @@ std::string makeHost(StringRef Extra = "") {
           "    Section: .text\n"
           "    Binding: STB_GLOBAL\n"
           "    Size: 6\n";
-  return yamlToObject(Yaml);
+  return testutil::makeX86ELF(Yaml);
 }
 
 /// A YAML section item named \p Name holding \p Bytes.
