@@ -16,6 +16,17 @@ using ::testing::HasSubstr;
 
 namespace {
 
+/// The error the reader reports for \p Data with one header field set to
+/// \p Value: the 32-bit version at field::Version, else the 64-bit field at
+/// \p Field.
+std::string errorWithField(std::string Data, uint64_t Field, uint64_t Value) {
+  if (Field == field::Version)
+    put32(Data, Field, uint32_t(Value));
+  else
+    put64(Data, Field, Value);
+  return readError(Data);
+}
+
 // The unmodified binary reads, so each failure below is due to its one change.
 TEST(OffloadBinaryHeader, UnmodifiedBinariesRead) {
   for (uint32_t V : {1u, 2u, 3u}) {
@@ -76,9 +87,7 @@ TEST(OffloadBinaryHeader, ShorterThanV3Header) {
 
 // Version 0 is not a version.
 TEST(OffloadBinaryHeader, VersionZero) {
-  std::string Data = writeOne();
-  put32(Data, field::Version, 0);
-  std::string Msg = readError(Data);
+  std::string Msg = errorWithField(writeOne(), field::Version, 0);
   EXPECT_THAT(Msg,
               HasSubstr("offset 0x1000: unsupported offload binary version 0 "
                         "(this reader knows 1 to 3)"));
@@ -87,33 +96,27 @@ TEST(OffloadBinaryHeader, VersionZero) {
 // Version 4 is newer than the reader.
 TEST(OffloadBinaryHeader, VersionFour) {
   std::string Data = writeOne(version(3));
-  put32(Data, field::Version, 4);
-  std::string Msg = readError(Data);
+  std::string Msg = errorWithField(Data, field::Version, 4);
   EXPECT_THAT(Msg,
               HasSubstr("offset 0x1000: unsupported offload binary version 4"));
-  put32(Data, field::Version, 0xffffffff);
-  Msg = readError(Data);
+  Msg = errorWithField(Data, field::Version, 0xffffffff);
   EXPECT_THAT(Msg, HasSubstr("unsupported offload binary version 4294967295"));
 }
 
 // A size that does not even cover the header.
 TEST(OffloadBinaryHeader, SizeSmallerThanHeader) {
   std::string Data = writeOne();
-  put64(Data, field::Size, 31);
-  std::string Msg = readError(Data);
+  std::string Msg = errorWithField(Data, field::Size, 31);
   EXPECT_THAT(
       Msg, HasSubstr("bin: offset 0x1008: binary size 31 is smaller than its "
                      "header (32 bytes)"));
-  put64(Data, field::Size, 0);
-  Msg = readError(Data);
+  Msg = errorWithField(Data, field::Size, 0);
   EXPECT_THAT(Msg, HasSubstr("offset 0x1008: binary size 0 is smaller"));
 }
 
 // For v3 the bar is the 40-byte header.
 TEST(OffloadBinaryHeader, V3SizeSmallerThanHeader) {
-  std::string Data = writeOne(version(3));
-  put64(Data, field::Size, 39);
-  std::string Msg = readError(Data);
+  std::string Msg = errorWithField(writeOne(version(3)), field::Size, 39);
   EXPECT_THAT(Msg,
               HasSubstr("offset 0x1008: binary size 39 is smaller than its "
                         "header (40 bytes)"));
@@ -133,9 +136,7 @@ TEST(OffloadBinaryHeader, Truncated) {
 
 // A size near UINT64_MAX is caught as well.
 TEST(OffloadBinaryHeader, HugeSize) {
-  std::string Data = writeOne();
-  put64(Data, field::Size, UINT64_MAX);
-  std::string Msg = readError(Data);
+  std::string Msg = errorWithField(writeOne(), field::Size, UINT64_MAX);
   EXPECT_THAT(Msg, HasSubstr("offset 0x1008: binary size 18446744073709551615 "
                              "exceeds the"));
 }
@@ -144,8 +145,7 @@ TEST(OffloadBinaryHeader, HugeSize) {
 TEST(OffloadBinaryHeader, V1EntrySizeTooSmall) {
   std::string Data = writeOne();
   ASSERT_EQ(get64(Data, field::EntrySizeOrCount), 40u);
-  put64(Data, field::EntrySizeOrCount, 39);
-  std::string Msg = readError(Data);
+  std::string Msg = errorWithField(Data, field::EntrySizeOrCount, 39);
   EXPECT_THAT(Msg,
               HasSubstr("bin: offset 0x1018: entry size 39 is smaller than an "
                         "entry (40 bytes)"));
@@ -153,9 +153,7 @@ TEST(OffloadBinaryHeader, V1EntrySizeTooSmall) {
 
 // Entries may not start inside the header.
 TEST(OffloadBinaryHeader, EntriesOverlapHeader) {
-  std::string Data = writeOne();
-  put64(Data, field::EntriesOffset, 31);
-  std::string Msg = readError(Data);
+  std::string Msg = errorWithField(writeOne(), field::EntriesOffset, 31);
   EXPECT_THAT(Msg,
               HasSubstr("bin: offset 0x1010: entries offset 31 overlaps the "
                         "header"));
@@ -165,8 +163,7 @@ TEST(OffloadBinaryHeader, EntriesOverlapHeader) {
 TEST(OffloadBinaryHeader, V3EntriesOverlapHeader) {
   std::string Data = writeOne(version(3));
   ASSERT_EQ(get64(Data, field::EntriesOffset), 40u);
-  put64(Data, field::EntriesOffset, 32);
-  std::string Msg = readError(Data);
+  std::string Msg = errorWithField(Data, field::EntriesOffset, 32);
   EXPECT_THAT(
       Msg, HasSubstr("offset 0x1010: entries offset 32 overlaps the header"));
 }
@@ -175,15 +172,13 @@ TEST(OffloadBinaryHeader, V3EntriesOverlapHeader) {
 TEST(OffloadBinaryHeader, V1EntryPastEnd) {
   std::string Data = writeOne();
   uint64_t Size = Data.size();
-  put64(Data, field::EntriesOffset, Size - 39);
-  std::string Msg = readError(Data);
+  std::string Msg = errorWithField(Data, field::EntriesOffset, Size - 39);
   EXPECT_THAT(Msg,
               HasSubstr("offset 0x1010: truncated entry table: 1 entries at "
                         "offset " +
                         std::to_string(Size - 39) + " do not fit in the " +
                         std::to_string(Size) + "-byte binary"));
-  put64(Data, field::EntriesOffset, UINT64_MAX);
-  Msg = readError(Data);
+  Msg = errorWithField(Data, field::EntriesOffset, UINT64_MAX);
   EXPECT_THAT(Msg,
               HasSubstr("offset 0x1010: truncated entry table: 1 entries at "
                         "offset 18446744073709551615"));
@@ -193,8 +188,7 @@ TEST(OffloadBinaryHeader, V1EntryPastEnd) {
 TEST(OffloadBinaryHeader, V2EntryCountDoesNotFit) {
   std::string Data = writeOne(version(2));
   ASSERT_EQ(get64(Data, field::EntrySizeOrCount), 1u);
-  put64(Data, field::EntrySizeOrCount, 1000);
-  std::string Msg = readError(Data);
+  std::string Msg = errorWithField(Data, field::EntrySizeOrCount, 1000);
   EXPECT_THAT(
       Msg, HasSubstr("bin: offset 0x1010: truncated entry table: 1000 entries "
                      "at offset 32 do not fit in the " +
@@ -203,9 +197,8 @@ TEST(OffloadBinaryHeader, V2EntryCountDoesNotFit) {
 
 // 2^62 entries: the count alone is absurd.
 TEST(OffloadBinaryHeader, V2HugeEntryCount) {
-  std::string Data = writeOne(version(2));
-  put64(Data, field::EntrySizeOrCount, uint64_t(1) << 62);
-  std::string Msg = readError(Data);
+  std::string Msg = errorWithField(writeOne(version(2)),
+                                   field::EntrySizeOrCount, uint64_t(1) << 62);
   EXPECT_THAT(Msg, HasSubstr("offset 0x1010: truncated entry table: "
                              "4611686018427387904 entries"));
 }
@@ -216,8 +209,7 @@ TEST(OffloadBinaryHeader, V2EntryCountOverflowsMultiplication) {
   std::string Data = writeOne(version(2));
   uint64_t Count = 0x0666666666666667;
   ASSERT_EQ(Count * 40, 24u); // Wraps, as intended.
-  put64(Data, field::EntrySizeOrCount, Count);
-  std::string Msg = readError(Data);
+  std::string Msg = errorWithField(Data, field::EntrySizeOrCount, Count);
   EXPECT_THAT(Msg, HasSubstr("offset 0x1010: truncated entry table: " +
                              std::to_string(Count) + " entries"));
 }
