@@ -59,49 +59,50 @@ struct BundleSection {
   StringRef Name;
   StringRef ID;
 };
+
+/// An object file and its bundle sections, which refer into it.
+struct BundledObject {
+  std::unique_ptr<ObjectFile> Obj;
+  std::vector<BundleSection> Sections;
+};
 } // namespace
 
-/// The bundle sections of \p Obj in section order. Section names that
-/// cannot be read are errors.
-static Expected<std::vector<BundleSection>>
-getBundleSections(const ObjectFile &Obj, MemoryBufferRef Object) {
-  std::vector<BundleSection> Sections;
+/// Opens \p Object as openObject() does and finds its bundle sections in
+/// section order. Section names that cannot be read are errors.
+static Expected<BundledObject> openBundledObject(MemoryBufferRef Object) {
+  Expected<std::unique_ptr<ObjectFile>> Obj = openObject(Object);
+  if (!Obj)
+    return Obj.takeError();
+  BundledObject Result{std::move(*Obj), {}};
   unsigned Index = 0;
-  for (const SectionRef &Sec : Obj.sections()) {
+  for (const SectionRef &Sec : Result.Obj->sections()) {
     Expected<StringRef> Name = Sec.getName();
     if (!Name)
       return objectError(
           Object, "section " + Twine(Index) +
                       ": cannot read the name: " + toString(Name.takeError()));
     if (Name->starts_with(BundleMagic))
-      Sections.push_back({Sec, *Name, Name->drop_front(BundleMagic.size())});
+      Result.Sections.push_back(
+          {Sec, *Name, Name->drop_front(BundleMagic.size())});
     ++Index;
   }
-  return Sections;
+  return std::move(Result);
 }
 
 Expected<bool> hasBundleSections(MemoryBufferRef Object) {
-  Expected<std::unique_ptr<ObjectFile>> Obj = openObject(Object);
-  if (!Obj)
-    return Obj.takeError();
-  Expected<std::vector<BundleSection>> Sections =
-      getBundleSections(**Obj, Object);
-  if (!Sections)
-    return Sections.takeError();
-  return !Sections->empty();
+  Expected<BundledObject> Bundled = openBundledObject(Object);
+  if (!Bundled)
+    return Bundled.takeError();
+  return !Bundled->Sections.empty();
 }
 
 Expected<std::vector<BundleEntry>> readObjectBundle(MemoryBufferRef Object) {
-  Expected<std::unique_ptr<ObjectFile>> Obj = openObject(Object);
-  if (!Obj)
-    return Obj.takeError();
-  Expected<std::vector<BundleSection>> Sections =
-      getBundleSections(**Obj, Object);
-  if (!Sections)
-    return Sections.takeError();
+  Expected<BundledObject> Bundled = openBundledObject(Object);
+  if (!Bundled)
+    return Bundled.takeError();
 
   std::vector<BundleEntry> Entries;
-  for (const BundleSection &S : *Sections) {
+  for (const BundleSection &S : Bundled->Sections) {
     if (Expected<BundleEntryID> ID = BundleEntryID::parse(S.ID); !ID)
       return objectError(Object, "section '" + S.Name +
                                      "': " + toString(ID.takeError()));
@@ -135,23 +136,19 @@ runObjcopy(const objcopy::ConfigManager &Config, ObjectFile &Obj,
 }
 
 Expected<SmallVector<char, 0>> getHostObject(MemoryBufferRef Object) {
-  Expected<std::unique_ptr<ObjectFile>> Obj = openObject(Object);
-  if (!Obj)
-    return Obj.takeError();
-  Expected<std::vector<BundleSection>> Sections =
-      getBundleSections(**Obj, Object);
-  if (!Sections)
-    return Sections.takeError();
+  Expected<BundledObject> Bundled = openBundledObject(Object);
+  if (!Bundled)
+    return Bundled.takeError();
 
   // clang-offload-bundler removes the sections matching the regular
   // expression <magic>.*; naming each one removes the same set.
   objcopy::ConfigManager Config;
-  for (const BundleSection &S : *Sections)
+  for (const BundleSection &S : Bundled->Sections)
     if (Error E = Config.Common.ToRemove.addMatcher(
             objcopy::NameOrPattern::create(S.Name, objcopy::MatchStyle::Literal,
                                            [](Error E) { return E; })))
       return objectError(Object, toString(std::move(E)));
-  return runObjcopy(Config, **Obj, Object);
+  return runObjcopy(Config, *Bundled->Obj, Object);
 }
 
 Expected<SmallVector<char, 0>>
