@@ -69,10 +69,11 @@ run_suite "$build" "$(basename "$build")" || status=1
 # LLD_OFFLOAD_SANITIZE_TESTS=0.
 if [[ "${LLD_OFFLOAD_SANITIZE_TESTS:-1}" != 0 ]]; then
   asan_build=${LLD_OFFLOAD_ASAN_BUILD_DIR:-$root/build-asan}
-  if [[ ! -f "$asan_build/build.ninja" ]]; then
-    echo "== configuring $asan_build (sanitizers)"
-    cmake -S "$root" -B "$asan_build" -G Ninja -DLLD_OFFLOAD_SANITIZE=ON >/dev/null
-  fi
+  # It also links the standalone tools with LLVM's static libraries
+  # (LLD_OFFLOAD_STATIC_TOOLS), so that the suite covers both linkages.
+  echo "== configuring $asan_build (sanitizers, static tools)"
+  cmake -S "$root" -B "$asan_build" -G Ninja -DLLD_OFFLOAD_SANITIZE=ON \
+    -DLLD_OFFLOAD_STATIC_TOOLS=ON >/dev/null
   echo "== building (sanitizers)"
   ninja -C "$asan_build" | tail -n 1
   echo "== testing (sanitizers)"

@@ -43,6 +43,11 @@ sys.path.insert(0, os.path.dirname(__file__))
 import sanitizers
 sanitizers.configure(config)
 
+# offload-bundler, offload-packager and offload-inspect link LLVM's static
+# libraries instead of libLLVM.so (LLD_OFFLOAD_STATIC_TOOLS).
+if config.lld_offload_static_tools:
+    config.available_features.add("static-llvm-tools")
+
 # Tests that run offload programs need LLVM 22's offload runtime.
 if os.path.exists(os.path.join(config.llvm_lib_dir, "libomptarget.so")):
     config.available_features.add("libomptarget")
