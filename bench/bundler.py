@@ -5,7 +5,12 @@ listing and unbundling one entry of the result. Prints the best wall time
 and the peak RSS of each, with the ratios (LLVM / ours: above 1 means we are
 faster or smaller).
 
-  bench/bundler.py [--build BUILD] [--size-mib 128] [--repeat 3]
+  bench/bundler.py [--build BUILD] [--static-build BUILD] [--size-mib 128]
+                   [--repeat 3]
+
+--static-build adds a row per case for a build configured with
+-DLLD_OFFLOAD_STATIC_TOOLS=ON (tools linking LLVM's static libraries rather
+than libLLVM.so), measured in the same run.
 """
 import argparse
 import os
@@ -25,11 +30,17 @@ def main():
     here = os.path.dirname(os.path.abspath(__file__))
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--build", default=os.path.join(here, "..", "build"))
+    parser.add_argument("--static-build",
+                        help="also time this LLD_OFFLOAD_STATIC_TOOLS build")
     parser.add_argument("--size-mib", type=int, default=128)
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
     ours = os.path.join(os.path.abspath(args.build), "bin", "offload-bundler")
     theirs = os.path.join(LLVM_BIN, "clang-offload-bundler")
+    variants = [("", ours)]
+    if args.static_build:
+        variants.append((" (static)", os.path.join(
+            os.path.abspath(args.static_build), "bin", "offload-bundler")))
 
     work = tempfile.mkdtemp(prefix="lld-offload-bundler-bench-")
     try:
@@ -57,14 +68,15 @@ def main():
                         "-targets=hipv4-amdgcn-amd-amdhsa--gfx942",
                         "-output=out.co"]),
         ]
-        print("%-20s %10s %10s %8s %11s %10s %8s" % (
+        print("%-29s %10s %10s %8s %11s %10s %8s" % (
             "case", "llvm22 s", "ours s", "speedup", "llvm22 MiB", "ours MiB",
             "rss x"))
         for name, cmd in cases:
             t_l, m_l = best_of(cmd(theirs), work, args.repeat)
-            t_o, m_o = best_of(cmd(ours), work, args.repeat)
-            print("%-20s %10.3f %10.4f %8.1f %11.1f %10.1f %8.1f" % (
-                name, t_l, t_o, t_l / t_o, m_l, m_o, m_l / m_o))
+            for suffix, tool in variants:
+                t_o, m_o = best_of(cmd(tool), work, args.repeat)
+                print("%-29s %10.3f %10.4f %8.1f %11.1f %10.1f %8.1f" % (
+                    name + suffix, t_l, t_o, t_l / t_o, m_l, m_o, m_l / m_o))
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
