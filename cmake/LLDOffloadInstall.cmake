@@ -16,6 +16,7 @@
 #                                 linking LLVM's libLLVM.so, as the build
 #                                 does) and LLDOffload::<tool> executables
 #   share/doc/lld-offload/        README.md and docs/*.md
+#   share/man/man1/<tool>.1       the man pages, made from docs/<tool>.md
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
@@ -78,12 +79,15 @@ install(FILES
   DESTINATION "${LLD_OFFLOAD_INSTALL_CMAKEDIR}"
   COMPONENT development)
 
-# Documentation: the README and the reference pages (no man pages yet).
+# Documentation: the README and the reference pages, and the man pages made
+# from the tools' pages (cmake/LLDOffloadManPages.cmake).
 install(FILES "${PROJECT_SOURCE_DIR}/README.md"
   DESTINATION "${CMAKE_INSTALL_DOCDIR}" COMPONENT tools)
 install(DIRECTORY "${PROJECT_SOURCE_DIR}/docs/"
   DESTINATION "${CMAKE_INSTALL_DOCDIR}" COMPONENT tools
   FILES_MATCHING PATTERN "*.md")
+install(FILES ${LLD_OFFLOAD_MAN_PAGES}
+  DESTINATION "${CMAKE_INSTALL_MANDIR}/man1" COMPONENT tools)
 
 # cpack -G DEB: one package, lld-offload, with everything above.
 #
