@@ -33,6 +33,9 @@ import subprocess
 import sys
 import tempfile
 
+# The output of a command block that did not run: its expect block is skipped.
+SKIPPED = object()
+
 FENCE = re.compile(r"^(\s*)(```+|~~~+)\s*(.*)$")
 
 
@@ -112,6 +115,8 @@ def run_doc(doc, args):
                 f.write(b.text)
             continue
         if b.lang == "text" and "expect" in b.flags:
+            if last_output is SKIPPED:
+                continue
             if last_output is None:
                 log.append(f"{where}: 'expect' block follows no command")
                 ok = False
@@ -124,7 +129,7 @@ def run_doc(doc, args):
             continue
         if b.lang not in ("sh", "bash"):
             continue
-        last_output = None
+        last_output = SKIPPED
         if "norun" in b.attrs:
             cover = os.path.join(args.source_root, b.attrs["norun"])
             if not os.path.exists(cover):
