@@ -17,24 +17,24 @@
 #include "format/OffloadBundle.h"
 #include "support/AtomicOutput.h"
 #include "support/FileCopy.h"
+#include "tools/common/ToolSupport.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/BinaryFormat/Magic.h"
 #include "llvm/Support/CommandLine.h"
-#include "llvm/Support/Format.h"
 #include "llvm/Support/FileSystem.h"
-#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
-#include "llvm/Support/WithColor.h"
 
 #include <chrono>
 #include <set>
 
 using namespace llvm;
 using namespace offload;
+using namespace offload::tool;
 
 static cl::OptionCategory Category("clang-offload-bundler options");
 
@@ -98,12 +98,6 @@ static cl::opt<int> CompressionLevel("compression-level",
                                      cl::value_desc("n"), cl::cat(Category));
 static cl::opt<bool> Verbose("verbose", cl::desc("Print debug information."),
                              cl::cat(Category));
-
-static StringRef ToolName;
-
-static Error fail(const Twine &Msg) {
-  return createStringError(inconvertibleErrorCode(), Msg);
-}
 
 namespace {
 /// Settings that options and the environment decide together.
@@ -223,14 +217,6 @@ static void printDecompressionStats(const CompressedBundleHeader &H,
          << "Hashes match: " << (Hash == H.Hash ? "Yes" : "No") << "\n";
 }
 
-static Expected<std::unique_ptr<MemoryBuffer>> readInput(StringRef Path) {
-  ErrorOr<std::unique_ptr<MemoryBuffer>> Buffer = MemoryBuffer::getFileOrSTDIN(
-      Path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
-  if (std::error_code EC = Buffer.getError())
-    return fail("'" + Path + "': " + EC.message());
-  return std::move(*Buffer);
-}
-
 namespace {
 /// An input: mapped (pages are read only where they are looked at) and, for
 /// files, open, so that payloads are copied by the kernel, never read here.
@@ -247,7 +233,7 @@ struct InputFile {
   static Expected<std::unique_ptr<InputFile>> open(StringRef Path) {
     auto In = std::make_unique<InputFile>();
     In->Path = Path.str();
-    Expected<std::unique_ptr<MemoryBuffer>> Buffer = readInput(Path);
+    Expected<std::unique_ptr<MemoryBuffer>> Buffer = readInputFile(Path);
     if (!Buffer)
       return Buffer.takeError();
     In->Buffer = std::move(*Buffer);
@@ -360,7 +346,8 @@ readBundle(const BundleType &Type, StringRef Path, MemoryBufferRef Input,
 static Error list(const BundleType &Type, const Settings &S) {
   if (InputFileNames.size() != 1)
     return fail("only one input file supported for listing");
-  Expected<std::unique_ptr<MemoryBuffer>> Input = readInput(InputFileNames[0]);
+  Expected<std::unique_ptr<MemoryBuffer>> Input =
+      readInputFile(InputFileNames[0]);
   if (!Input)
     return Input.takeError();
   std::vector<SmallVector<char, 0>> Storage;
@@ -625,18 +612,11 @@ static Error run() {
 }
 
 int main(int Argc, char **Argv) {
-  InitLLVM X(Argc, Argv);
-  ToolName = sys::path::filename(Argv[0]);
-  cl::HideUnrelatedOptions(Category);
-  cl::ParseCommandLineOptions(
-      Argc, Argv,
+  ToolInit Init(
+      Argc, Argv, Category,
       "A tool to bundle several input files of the specified type <type> \n"
       "referring to the same source file but different targets into a single \n"
       "one. The resulting file can also be unbundled into different files by \n"
       "this tool if -unbundle is provided.\n");
-  if (Error E = run()) {
-    logAllUnhandledErrors(std::move(E), WithColor::error(errs(), ToolName));
-    return EXIT_FAILURE;
-  }
-  return EXIT_SUCCESS;
+  return exitStatus(run());
 }

@@ -11,17 +11,18 @@
 #include "Inspector.h"
 
 #include "support/AtomicOutput.h"
+#include "tools/common/ToolSupport.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
-#include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/WithColor.h"
 
 using namespace llvm;
 using namespace offload;
+using namespace offload::tool;
 
 static cl::OptionCategory Category("offload-inspect options");
 
@@ -38,8 +39,6 @@ static cl::opt<std::string>
                cl::desc("Write every device image into <dir> as "
                         "<index>-<kind>-<triple>-<arch>.<ext>"),
                cl::value_desc("dir"), cl::cat(Category));
-
-static StringRef ToolName;
 
 using Type = InspectNode::Type;
 
@@ -280,11 +279,8 @@ static Error extractAll(ArrayRef<InspectNode> Roots) {
 }
 
 int main(int Argc, char **Argv) {
-  InitLLVM X(Argc, Argv);
-  ToolName = sys::path::filename(Argv[0]);
-  cl::HideUnrelatedOptions(Category);
-  cl::ParseCommandLineOptions(
-      Argc, Argv,
+  ToolInit Init(
+      Argc, Argv, Category,
       "Lists the device images that objects, archives, programs, offload "
       "bundles, OffloadBinaries and CUDA fat binaries carry.\n");
 
@@ -304,7 +300,7 @@ int main(int Argc, char **Argv) {
 
   bool Failed = false;
   for (const std::string &E : Inspect.errors()) {
-    WithColor::error(errs(), ToolName) << E << "\n";
+    reportError(E);
     Failed = true;
   }
   // Extract only from inputs read in full: a partial set of images is worse
@@ -314,7 +310,7 @@ int main(int Argc, char **Argv) {
       WithColor::note(errs(), ToolName)
           << "nothing extracted because of the errors above\n";
     } else if (Error E = extractAll(Roots)) {
-      logAllUnhandledErrors(std::move(E), WithColor::error(errs(), ToolName));
+      reportError(std::move(E));
       Failed = true;
     }
   }

@@ -11,19 +11,20 @@
 #include "format/FindOffloadBinaries.h"
 #include "format/OffloadBinaryWriter.h"
 #include "support/AtomicOutput.h"
+#include "tools/common/ToolSupport.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/BinaryFormat/Magic.h"
 #include "llvm/Object/ArchiveWriter.h"
 #include "llvm/Support/CommandLine.h"
-#include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/StringSaver.h"
 #include "llvm/Support/WithColor.h"
 
 using namespace llvm;
 using namespace offload;
+using namespace offload::tool;
 
 static cl::OptionCategory Category("offload-packager options");
 
@@ -66,8 +67,6 @@ static cl::opt<bool>
              cl::desc("Compress the binary with zstd (needs --format=v3)"),
              cl::cat(Category));
 
-static StringRef ToolName;
-
 /// The key/value pairs of one --image argument. Repeated keys join their
 /// values with commas. The DenseMap, and so its iteration order, is what LLVM
 /// 22's tool uses: the order of the strings it writes follows from it, and
@@ -103,12 +102,9 @@ static Expected<WriteOptions> getWriteOptions() {
   else if (Format == "v3" || Format == "3")
     Options.Version = 3;
   else
-    return createStringError(inconvertibleErrorCode(),
-                             "unknown --format '" + Format +
-                                 "' (expected v1, v2 or v3)");
+    return fail("unknown --format '" + Format + "' (expected v1, v2 or v3)");
   if (Compress && Options.Version < 3)
-    return createStringError(inconvertibleErrorCode(),
-                             "--compress needs --format=v3");
+    return fail("--compress needs --format=v3");
   Options.Compress = Compress;
   return Options;
 }
@@ -126,17 +122,12 @@ static Error pack() {
     DenseMap<StringRef, StringRef> Args = parseImageArgument(Arg, Saver);
     auto File = Args.find("file");
     if (File == Args.end())
-      return createStringError(inconvertibleErrorCode(),
-                               "'file' is a required image argument: --image=" +
-                                   Arg);
+      return fail("'file' is a required image argument: --image=" + Arg);
     // Several files may share one set of keys: file=a.o,file=b.o.
     for (StringRef Path : split(File->second, ",")) {
-      ErrorOr<std::unique_ptr<MemoryBuffer>> Buffer =
-          MemoryBuffer::getFileOrSTDIN(Path, /*IsText=*/false,
-                                       /*RequiresNullTerminator=*/false);
-      if (std::error_code EC = Buffer.getError())
-        return createStringError(EC, "'%s': %s", Path.str().c_str(),
-                                 EC.message().c_str());
+      Expected<std::unique_ptr<MemoryBuffer>> Buffer = readInputFile(Path);
+      if (!Buffer)
+        return Buffer.takeError();
       ImageToWrite Image;
       Image.Image = (*Buffer)->getBuffer();
       Image.TheImageKind = inferImageKind(Path, Image.Image);
@@ -227,9 +218,7 @@ static Error extract(StringRef Input) {
     auto File = Filter.find("file");
     if (CreateArchive) {
       if (File == Filter.end())
-        return createStringError(inconvertibleErrorCode(),
-                                 "--archive needs a 'file' argument: --image=" +
-                                     Arg);
+        return fail("--archive needs a 'file' argument: --image=" + Arg);
       std::vector<NewArchiveMember> Members;
       for (const FoundImage &Found : Matched)
         Members.emplace_back(
@@ -238,9 +227,7 @@ static Error extract(StringRef Input) {
                                  SymtabWritingMode::NormalSymtab,
                                  object::Archive::getDefaultKind(),
                                  /*Deterministic=*/true, /*Thin=*/false))
-        return createStringError(inconvertibleErrorCode(),
-                                 "'" + File->second +
-                                     "': " + toString(std::move(E)));
+        return fail("'" + File->second + "': " + toString(std::move(E)));
     } else if (File != Filter.end()) {
       if (Matched.size() > 1)
         WithColor::warning(errs(), ToolName)
@@ -303,32 +290,25 @@ static Error list() {
 static Error run() {
   if (List) {
     if (InputFiles.empty())
-      return createStringError(inconvertibleErrorCode(),
-                               "--list needs at least one input file");
+      return fail("--list needs at least one input file");
     if (!OutputFile.empty())
-      return createStringError(inconvertibleErrorCode(),
-                               "--list and -o are mutually exclusive");
+      return fail("--list and -o are mutually exclusive");
     return list();
   }
   if (!InputFiles.empty() && !OutputFile.empty())
-    return createStringError(inconvertibleErrorCode(),
-                             "Packaging to an output file and extracting from "
-                             "an input file are mutually exclusive.");
+    return fail("Packaging to an output file and extracting from "
+                "an input file are mutually exclusive.");
   if (!OutputFile.empty())
     return pack();
   if (InputFiles.size() > 1)
-    return createStringError(inconvertibleErrorCode(),
-                             "extracting takes one input file; use --list to "
-                             "look into several");
+    return fail("extracting takes one input file; use --list to "
+                "look into several");
   return extract(InputFiles.front());
 }
 
 int main(int Argc, char **Argv) {
-  InitLLVM X(Argc, Argv);
-  ToolName = sys::path::filename(Argv[0]);
-  cl::HideUnrelatedOptions(Category);
-  cl::ParseCommandLineOptions(
-      Argc, Argv,
+  ToolInit Init(
+      Argc, Argv, Category,
       "A utility for bundling several object files into a single binary.\n"
       "The output binary can then be embedded into the host section table\n"
       "to create a fatbinary containing offloading code.\n");
@@ -337,9 +317,5 @@ int main(int Argc, char **Argv) {
     cl::PrintHelpMessage();
     return EXIT_SUCCESS;
   }
-  if (Error E = run()) {
-    logAllUnhandledErrors(std::move(E), WithColor::error(errs(), ToolName));
-    return EXIT_FAILURE;
-  }
-  return EXIT_SUCCESS;
+  return exitStatus(run());
 }

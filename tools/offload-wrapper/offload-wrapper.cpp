@@ -13,18 +13,18 @@
 
 #include "format/OffloadBinary.h"
 #include "support/AtomicOutput.h"
+#include "tools/common/ToolSupport.h"
 #include "wrapper-ir/Emit.h"
 #include "wrapper-ir/Registration.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/CommandLine.h"
-#include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/Path.h"
-#include "llvm/Support/WithColor.h"
 
 using namespace llvm;
 using namespace offload;
+using namespace offload::tool;
 
 static cl::OptionCategory Category("offload-wrapper options");
 
@@ -95,12 +95,6 @@ static cl::opt<bool> NoPIC("no-pic",
                            cl::desc("Emit an object without position-"
                                     "independent code"),
                            cl::cat(Category));
-
-static StringRef ToolName;
-
-static Error fail(const Twine &Msg) {
-  return createStringError(inconvertibleErrorCode(), Msg);
-}
 
 static Expected<EmitKind> getEmitKind() {
   if (!Emit.empty()) {
@@ -210,11 +204,9 @@ static Error run() {
   std::vector<ImageToRegister> Images;
   for (unsigned I = 0; I != InputFiles.size(); ++I) {
     StringRef Path = InputFiles[I];
-    ErrorOr<std::unique_ptr<MemoryBuffer>> Buffer =
-        MemoryBuffer::getFileOrSTDIN(Path, /*IsText=*/false,
-                                     /*RequiresNullTerminator=*/false);
-    if (std::error_code EC = Buffer.getError())
-      return fail("'" + Path + "': " + EC.message());
+    Expected<std::unique_ptr<MemoryBuffer>> Buffer = readInputFile(Path);
+    if (!Buffer)
+      return Buffer.takeError();
     StringRef Data = (*Buffer)->getBuffer();
     Buffers.push_back(std::move(*Buffer));
     if (Kind == RegistrationKind::OpenMP &&
@@ -247,15 +239,8 @@ static Error run() {
 }
 
 int main(int Argc, char **Argv) {
-  InitLLVM X(Argc, Argv);
-  ToolName = sys::path::filename(Argv[0]);
-  cl::HideUnrelatedOptions(Category);
-  cl::ParseCommandLineOptions(
-      Argc, Argv,
+  ToolInit Init(
+      Argc, Argv, Category,
       "Generate runtime registration code for device binary images\n");
-  if (Error E = run()) {
-    logAllUnhandledErrors(std::move(E), WithColor::error(errs(), ToolName));
-    return EXIT_FAILURE;
-  }
-  return EXIT_SUCCESS;
+  return exitStatus(run());
 }
