@@ -19,6 +19,7 @@
 #include "llvm/ObjCopy/ConfigManager.h"
 #include "llvm/ObjCopy/ObjCopy.h"
 #include "llvm/Object/Binary.h"
+#include "llvm/Object/ELFObjectFile.h"
 #include "llvm/Object/ObjectFile.h"
 #include "llvm/Support/MemoryBuffer.h"
 
@@ -124,10 +125,41 @@ Expected<std::vector<BundleEntry>> readObjectBundle(MemoryBufferRef Object) {
   return Entries;
 }
 
+/// objcopy lays the sections out again at their alignments, so one section
+/// aligned to 2^32 turns an object of a few KiB into gigabytes of padding.
+/// LLD refuses alignments above 4 GiB ("section sh_addralign is too large");
+/// so do we, before objcopy allocates the output.
+template <class ELFT>
+static Error checkAlignments(const ELFObjectFile<ELFT> &Obj,
+                             MemoryBufferRef Object) {
+  for (const SectionRef &Sec : Obj.sections()) {
+    uint64_t Align = Obj.getSection(Sec.getRawDataRefImpl())->sh_addralign;
+    if (Align > UINT32_MAX)
+      return objectError(Object, "section " + Twine(Sec.getIndex()) +
+                                     ": alignment " + Twine(Align) +
+                                     " is 4 GiB or more, which LLD refuses");
+  }
+  return Error::success();
+}
+
+static Error checkAlignments(const ObjectFile &Obj, MemoryBufferRef Object) {
+  if (const auto *O = dyn_cast<ELF64LEObjectFile>(&Obj))
+    return checkAlignments(*O, Object);
+  if (const auto *O = dyn_cast<ELF64BEObjectFile>(&Obj))
+    return checkAlignments(*O, Object);
+  if (const auto *O = dyn_cast<ELF32LEObjectFile>(&Obj))
+    return checkAlignments(*O, Object);
+  if (const auto *O = dyn_cast<ELF32BEObjectFile>(&Obj))
+    return checkAlignments(*O, Object);
+  return Error::success();
+}
+
 /// Runs the in-process objcopy configured by \p Config over \p Obj.
 static Expected<SmallVector<char, 0>>
 runObjcopy(const objcopy::ConfigManager &Config, ObjectFile &Obj,
            MemoryBufferRef Object) {
+  if (Error E = checkAlignments(Obj, Object))
+    return std::move(E);
   SmallVector<char, 0> Out;
   raw_svector_ostream OS(Out);
   if (Error E = objcopy::executeObjcopyOnBinary(Config, Obj, OS))

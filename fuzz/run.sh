@@ -2,6 +2,8 @@
 # Builds the libFuzzer targets (fuzz/CMakeLists.txt, clang-22 with ASan and
 # UBSan) and runs each for N seconds:
 #   fuzz/run.sh [SECONDS] [TARGET...]      (default 60 s, every target)
+# FUZZ_ARGS adds libFuzzer options, e.g. FUZZ_ARGS="-fork=1 -ignore_crashes=1"
+# to go on past findings (each is still saved under artifacts/).
 # Seeds come from a corpus generated here with our own tools (when a build
 # with them exists: $LLD_OFFLOAD_BUILD_DIR, else build/) and LLVM 22's
 # (llvm-offload-binary, clang-offload-bundler, clang -c). Everything lands in
@@ -153,7 +155,7 @@ for t in "${targets[@]}"; do
   if ! "$fuzz_build/bin/fuzz-$t" "$corpus" "$seeds/$t" \
       -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=20 \
       -max_len=65536 -print_final_stats=1 \
-      -artifact_prefix="$artifacts/" >"$log" 2>&1; then
+      -artifact_prefix="$artifacts/" ${FUZZ_ARGS:-} >"$log" 2>&1; then
     echo "   FOUND SOMETHING: see $log and $artifacts/"
     status=1
   fi
