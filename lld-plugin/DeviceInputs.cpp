@@ -31,6 +31,16 @@ static bool isRegistrationCall(StringRef Name) {
          Name == "__hipRegisterFatBinary";
 }
 
+/// The start of an offload entries section, which a new-driver registration
+/// walks: llvm_offload_entries (LLVM 20 and later) or the older per-kind
+/// omp_/cuda_/hip_offloading_entries.
+static bool isOffloadEntriesStart(StringRef Name) {
+  return Name == "__start_llvm_offload_entries" ||
+         Name == "__start_omp_offloading_entries" ||
+         Name == "__start_cuda_offloading_entries" ||
+         Name == "__start_hip_offloading_entries";
+}
+
 /// "kind|triple": images that may resolve each other's symbols.
 static std::string targetKey(const OffloadImage &Image) {
   return (Twine(static_cast<unsigned>(Image.TheOffloadKind)) + "|" +
@@ -63,6 +73,9 @@ Error DeviceInputs::scanLoadedInputs(const LoadedInputs &Loaded) {
     if (Error E = scanInput(Buffer, Line, &Found))
       return E;
   }
+  llvm::erase_if(HIPUnits, [&](const std::string &CUID) {
+    return HIPUnitsDefined.contains(CUID);
+  });
   // Without a registration already there, everything loaded is linked.
   if (!RegisteredBy)
     for (const Candidate &C : Found)
@@ -124,6 +137,7 @@ Error DeviceInputs::scanInput(MemoryBufferRef Buffer, StringRef Name,
     return Error::success();
 
   bool CallsRegistration = false;
+  bool RegistersOffloadEntries = false;
   if (Magic == file_magic::elf_relocatable) {
     Expected<std::unique_ptr<ObjectFile>> Obj =
         ObjectFile::createObjectFile(Buffer);
@@ -142,11 +156,14 @@ Error DeviceInputs::scanInput(MemoryBufferRef Buffer, StringRef Name,
         HasDeviceCode = true;
         continue;
       }
-      // A HIP unit's registration refers to its fat binary from here.
+      // A HIP or CUDA unit's registration refers to its fat binary from the
+      // segment; a fat binary another tool linked (clang --hip-link's) is
+      // defined in .hip_fatbin.
       HasDeviceCode |=
           SecName->starts_with(".llvm.offloading") ||
           ELFSectionRef(Sec).getType() == ELF::SHT_LLVM_OFFLOADING ||
-          *SecName == ".hipFatBinSegment";
+          *SecName == ".hipFatBinSegment" || *SecName == ".nvFatBinSegment" ||
+          *SecName == ".hip_fatbin";
     }
     if (!HasDeviceCode)
       return Error::success();
@@ -158,12 +175,19 @@ Error DeviceInputs::scanInput(MemoryBufferRef Buffer, StringRef Name,
         consumeError(SymName.takeError());
         continue;
       }
-      if (!(*Flags & SymbolRef::SF_Undefined))
+      if (!(*Flags & SymbolRef::SF_Undefined)) {
+        // clang --hip-link links old-driver units' device code itself and
+        // defines their fat binaries: those units need nothing from us.
+        StringRef CUID = *SymName;
+        if (CUID.consume_front("__hip_fatbin_"))
+          HIPUnitsDefined.insert(CUID);
         continue;
+      }
       if (isRegistrationCall(*SymName)) {
         CallsRegistration = true;
         CallsOpenMPRegistration |= *SymName == "__tgt_register_lib";
       }
+      RegistersOffloadEntries |= isOffloadEntriesStart(*SymName);
       // Old-driver HIP units (-fgpu-rdc) leave their fat binary and module
       // handle, named after the unit, for the link to define.
       StringRef CUID = *SymName;
@@ -173,6 +197,12 @@ Error DeviceInputs::scanInput(MemoryBufferRef Buffer, StringRef Name,
         HIPUnits.push_back(CUID.str());
     }
   }
+
+  // The new offload driver's wrapper object (clang-linker-wrapper's, for
+  // HIP and CUDA too) registers every image of the link's offload entries
+  // section: with one among the inputs, nothing is left to register.
+  if (CallsRegistration && RegistersOffloadEntries && !RegisteredBy)
+    RegisteredBy = Name.str();
 
   size_t Before = Finder.binaries().size();
   if (Error E = Finder.addBuffer(Buffer, Name))

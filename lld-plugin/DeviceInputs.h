@@ -50,8 +50,8 @@ public:
   /// images of the same offload kind and triple leave undefined (repeated
   /// until nothing more is needed), and every image of an arch named in
   /// \p ExtractArchs (--offload-extract).
-  llvm::Error addArchiveMembersDeviceCodeNeeds(
-      llvm::ArrayRef<std::string> ExtractArchs);
+  llvm::Error
+  addArchiveMembersDeviceCodeNeeds(llvm::ArrayRef<std::string> ExtractArchs);
 
   /// True if an input calls the OpenMP registration (a relocatable output
   /// that registered its own images, for one): the link needs the runtime.
@@ -109,6 +109,9 @@ private:
   std::optional<std::string> RegisteredBy;
   bool CallsOpenMPRegistration = false;
   std::vector<std::string> HIPUnits;
+  /// CUIDs whose __hip_fatbin_<cuid> an input defines (clang --hip-link's
+  /// object): dropped from HIPUnits.
+  llvm::StringSet<> HIPUnitsDefined;
   llvm::StringSet<> HIPUnitSet;
   /// Symbol use per "kind|triple" of the images taken so far.
   llvm::StringMap<SymbolUse> Uses;
