@@ -55,6 +55,12 @@ HostLinkInfo getHostLinkInfo(ArrayRef<std::string> LLDArgs) {
       Triple T = tripleForEmulation(*Emulation);
       if (T.getArch() != Triple::UnknownArch)
         Info.HostTriple = T;
+    } else if (std::optional<std::string> Loader = Value("-dynamic-linker")) {
+      Info.DynamicLinker = *Loader;
+    } else if (Arg.starts_with("-lto-")) {
+      continue; // LLD's one-dash spelling of --lto-*, not a library
+    } else if (std::optional<std::string> Lib = Value("-l")) {
+      Info.Libraries.push_back("-l" + *Lib);
     } else if (std::optional<std::string> Dir = Value("-L")) {
       Info.SearchArgs.push_back("-L" + *Dir);
     } else if (Arg.starts_with("--sysroot=")) {
@@ -201,6 +207,10 @@ Expected<PreparedDeviceLink> prepareDeviceLink(const DeviceLinkJob &Job,
   bool HostCPU =
       !AMDGPU && Job.TargetTriple.getArch() == Host.HostTriple.getArch();
   if (HostCPU) {
+    // Everything resolved, as upstream's CPU device link (clang -shared
+    // -Wl,--no-undefined with the C libraries below): an undefined symbol is
+    // an error now, not when the runtime loads the image.
+    Args.push_back("--no-undefined");
     llvm::append_range(Args, Host.SearchArgs);
     llvm::append_range(Args, Host.StartFiles);
   }
@@ -242,6 +252,12 @@ Expected<PreparedDeviceLink> prepareDeviceLink(const DeviceLinkJob &Job,
     Args.push_back("-L" + Options.RuntimePath);
     Args.push_back("-lomp");
     Args.push_back("-lomptarget");
+    // As clang-linker-wrapper's CPU device link: the host link's libraries
+    // (libstdc++ for C++, libc, libgcc, ...) and its dynamic linker (for
+    // __tls_get_addr and friends), so that the image resolves everything.
+    if (!Host.DynamicLinker.empty())
+      Args.push_back(Host.DynamicLinker);
+    llvm::append_range(Args, Host.Libraries);
     llvm::append_range(Args, Host.EndFiles);
   }
   return std::move(Link);

@@ -26,6 +26,10 @@ struct HostLinkInfo {
   /// The C runtime objects around a shared object (crti.o, crtbeginS.o;
   /// crtendS.o, crtn.o), when the host link has them.
   std::vector<std::string> StartFiles, EndFiles;
+  /// The host link's dynamic linker (-dynamic-linker), when it has one.
+  std::string DynamicLinker;
+  /// The host link's libraries (-l<name>), in order.
+  std::vector<std::string> Libraries;
 };
 
 /// Reads what device links need from the host link's arguments.
