@@ -4,6 +4,7 @@
 
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/StringSaver.h"
 
 using namespace llvm;
@@ -146,9 +147,40 @@ Expected<LinkCommandLine> parseLinkCommandLine(ArrayRef<const char *> Args,
     } else if (Name == "version" || Name == "help" || Arg == "-v" ||
                Name == "v") {
       CL.InfoOnly = true;
+      CL.Help |= Name == "help";
     }
   }
   return std::move(CL);
+}
+
+void printOffloadHelp(raw_ostream &OS) {
+  static const std::pair<const char *, const char *> Options[] = {
+      {"--no-offload", "Link as ld.lld would, ignoring device code"},
+      {"--offload-compress[=<level>]",
+       "Compress HIP fat binaries (CCOB, zstd)"},
+      {"--offload-compress-version=2|3", "CCOB version to write (default 3)"},
+      {"--offload-cuda-path=<dir>",
+       "CUDA toolkit for NVPTX links (default /usr/local/cuda)"},
+      {"--offload-device-lib=[<triple>=]<file>",
+       "Device library (bitcode or archive) for the device links"},
+      {"--offload-device-linker-arg=[<triple>=]<arg>",
+       "Pass <arg> to the device links"},
+      {"--offload-dry-run", "Print the plan and the commands; write nothing"},
+      {"--offload-extract=<arch>",
+       "Take <arch>'s device code from every archive member"},
+      {"--offload-jobs=<n>|jobserver",
+       "Run device links in parallel (default 1)"},
+      {"--offload-large-fatbin-threshold=<bytes>",
+       "Place fat binaries this large after .bss (default 1 GiB)"},
+      {"--offload-relocatable=fat|link",
+       "With -r: keep device code fat (default) or link it now"},
+      {"--offload-runtime-path=<dir>", "Where -lomptarget is looked for last"},
+      {"--offload-save-temps", "Keep intermediates in <output>.offload-temps/"},
+      {"--offload-verbose", "Print the images, commands and pass times"},
+  };
+  OS << "\nOFFLOAD OPTIONS (ld.lld-offload; from clang: -Wl,<option>):\n";
+  for (const auto &[Name, Help] : Options)
+    OS << "  " << left_justify(Name, 44) << " " << Help << "\n";
 }
 
 bool linksOffloadRuntime(ArrayRef<std::string> LLDArgs) {

@@ -11,6 +11,7 @@
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <optional>
 #include <string>
@@ -29,14 +30,14 @@ enum class RelocatableMode {
 
 /// Our options (--offload-*).
 struct OffloadOptions {
-  bool Disabled = false;          // --no-offload
-  bool Verbose = false;           // --offload-verbose
-  bool DryRun = false;            // --offload-dry-run
-  bool SaveTemps = false;         // --offload-save-temps
-  unsigned Jobs = 1;              // --offload-jobs=N
-  bool UseJobserver = false;      // --offload-jobs=jobserver
+  bool Disabled = false;     // --no-offload
+  bool Verbose = false;      // --offload-verbose
+  bool DryRun = false;       // --offload-dry-run
+  bool SaveTemps = false;    // --offload-save-temps
+  unsigned Jobs = 1;         // --offload-jobs=N
+  bool UseJobserver = false; // --offload-jobs=jobserver
   RelocatableMode Relocatable = RelocatableMode::Fat;
-  std::string RuntimePath;        // --offload-runtime-path=
+  std::string RuntimePath; // --offload-runtime-path=
   /// --offload-device-linker-arg=[<triple>=]<arg>: (triple or "", arg).
   std::vector<std::pair<std::string, std::string>> DeviceLinkerArgs;
   /// --offload-extract=<arch>: take device code of this arch from every
@@ -68,6 +69,8 @@ struct LinkCommandLine {
   bool Shared = false;      // -shared
   /// Informational runs (--version, --help, -v): nothing to link.
   bool InfoOnly = false;
+  /// --help: LLD's help, then ours (printOffloadHelp).
+  bool Help = false;
 };
 
 /// Expands response files and splits \p Args (argv without argv[0]).
@@ -75,6 +78,9 @@ struct LinkCommandLine {
 llvm::Expected<LinkCommandLine>
 parseLinkCommandLine(llvm::ArrayRef<const char *> Args,
                      llvm::StringRef DefaultRuntimePath);
+
+/// Prints our --offload-* options, one line each, for --help.
+void printOffloadHelp(llvm::raw_ostream &OS);
 
 /// True if \p LLDArgs already link the OpenMP offload runtime.
 bool linksOffloadRuntime(llvm::ArrayRef<std::string> LLDArgs);

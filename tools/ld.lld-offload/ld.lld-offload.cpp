@@ -138,6 +138,11 @@ int link(ArrayRef<const char *> Argv) {
 
   // Nothing of ours to do: LLD alone, exactly as ld.lld would link. A fat
   // relocatable link keeps device code as it is: LLD merges the sections.
+  if (CL.Help) {
+    int Status = linkHost(CL, {});
+    printOffloadHelp(outs());
+    return Status;
+  }
   if (Opts.Disabled || CL.InfoOnly ||
       (CL.Relocatable && Opts.Relocatable == RelocatableMode::Fat))
     return linkHost(CL, {});
@@ -219,8 +224,16 @@ int link(ArrayRef<const char *> Argv) {
                                            : StringRef(Link->Program));
     Links.push_back(std::move(*Link));
   }
-  if (Opts.DryRun)
-    return linkHost(CL, {"<registration object>"});
+  // OpenMP images need the offload runtime in the host link.
+  bool LinksOpenMP = llvm::any_of(*Jobs, [](const DeviceLinkJob &Job) {
+    return Job.Kind == OffloadKind::OpenMP;
+  });
+  if (Opts.DryRun) {
+    std::vector<std::string> Extra = {"<registration object>"};
+    if (LinksOpenMP)
+      llvm::append_range(Extra, runtimeArguments(CL));
+    return linkHost(CL, Extra);
+  }
 
   // Link the device images, in parallel when asked.
   {
@@ -280,9 +293,7 @@ int link(ArrayRef<const char *> Argv) {
 
   // Link the host with the registration objects and, for OpenMP, the
   // offload runtime.
-  if (llvm::any_of(*Jobs, [](const DeviceLinkJob &Job) {
-        return Job.Kind == OffloadKind::OpenMP;
-      }))
+  if (LinksOpenMP)
     llvm::append_range(Extra, runtimeArguments(CL));
   Pass P("host link", Opts.Verbose);
   return linkHost(CL, Extra);
