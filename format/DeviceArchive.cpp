@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "format/DeviceArchive.h"
+#include "format/CheckedArchive.h"
 
 #include "format/BundleEntryID.h"
 #include "format/CompressedBundle.h"
@@ -207,7 +208,7 @@ Error unbundleArchive(const ArchiveUnbundleRequest &Request) {
     return createFileError(ArchiveName, EC);
 
   Expected<std::unique_ptr<Archive>> Lib =
-      Archive::create((*Buf)->getMemBufferRef());
+      createCheckedArchive((*Buf)->getMemBufferRef());
   if (!Lib)
     return archiveError(ArchiveName,
                         "not a valid archive: " + toString(Lib.takeError()));

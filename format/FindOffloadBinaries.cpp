@@ -1,6 +1,7 @@
 //===- format/FindOffloadBinaries.cpp - OffloadBinaries in any file -------===//
 
 #include "format/FindOffloadBinaries.h"
+#include "format/CheckedArchive.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/BinaryFormat/ELF.h"
@@ -227,8 +228,8 @@ Error OffloadBinaryFinder::scanObject(MemoryBufferRef Buffer,
       if (!D)
         return withContext(InSection, D.takeError());
       std::unique_ptr<WritableMemoryBuffer> Inflated =
-          WritableMemoryBuffer::getNewUninitMemBuffer(
-              D->getDecompressedSize(), *Name + " (inflated)");
+          WritableMemoryBuffer::getNewUninitMemBuffer(D->getDecompressedSize(),
+                                                      *Name + " (inflated)");
       if (!Inflated)
         return withContext(InSection,
                            createStringError(inconvertibleErrorCode(),
@@ -252,7 +253,7 @@ Error OffloadBinaryFinder::scanObject(MemoryBufferRef Buffer,
 
 Error OffloadBinaryFinder::scanArchive(MemoryBufferRef Buffer,
                                        const OffloadOrigin &Where) {
-  Expected<std::unique_ptr<Archive>> Lib = Archive::create(Buffer);
+  Expected<std::unique_ptr<Archive>> Lib = createCheckedArchive(Buffer);
   if (!Lib)
     return withContext(Where, Lib.takeError());
   // A thin archive's members are files of their own; the archive keeps

@@ -1,6 +1,7 @@
 //===- lld-plugin/DeviceInputs.cpp - Device code in a link's inputs -------===//
 
 #include "lld-plugin/DeviceInputs.h"
+#include "format/CheckedArchive.h"
 
 #include "format/BundleEntryID.h"
 #include "format/OffloadBundle.h"
@@ -92,7 +93,7 @@ Expected<Archive *> DeviceInputs::openArchive(StringRef Path) {
       Path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
   if (std::error_code EC = Buffer.getError())
     return inputError(Path, "cannot read: " + EC.message());
-  Expected<std::unique_ptr<Archive>> Lib = Archive::create(**Buffer);
+  Expected<std::unique_ptr<Archive>> Lib = createCheckedArchive(**Buffer);
   if (!Lib)
     return inputError(Path, toString(Lib.takeError()));
   Files.push_back(std::move(*Buffer));

@@ -1,6 +1,7 @@
 //===- lld-plugin/NVPTXLink.cpp - NVPTX device links ----------------------===//
 
 #include "lld-plugin/NVPTXLink.h"
+#include "format/CheckedArchive.h"
 
 #include "llvm/ADT/StringSet.h"
 #include "llvm/BinaryFormat/Magic.h"
@@ -223,7 +224,7 @@ compileToPTX(ArrayRef<MemoryBufferRef> Bitcode,
     Keep.push_back(std::move(*Buffer));
     if (identify_magic(Ref.getBuffer()) == file_magic::archive) {
       Expected<std::unique_ptr<object::Archive>> Archive =
-          object::Archive::create(Ref);
+          createCheckedArchive(Ref);
       if (!Archive)
         return linkError(Lib + ": " + toString(Archive.takeError()));
       if (Error E = addArchiveMembers(Inputs, **Archive, Lib))

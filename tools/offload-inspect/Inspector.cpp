@@ -2,6 +2,7 @@
 
 #include "Inspector.h"
 #include "Containers.h"
+#include "format/CheckedArchive.h"
 
 #include "format/CompressedBundle.h"
 #include "format/FindOffloadBinaries.h"
@@ -126,7 +127,7 @@ void Inspector::walkBuffer(StringRef Data, const Context &Ctx,
 
 void Inspector::walkArchive(MemoryBufferRef Buffer, const Context &Ctx,
                             InspectNode &Into) {
-  Expected<std::unique_ptr<Archive>> Ar = Archive::create(Buffer);
+  Expected<std::unique_ptr<Archive>> Ar = createCheckedArchive(Buffer);
   if (!Ar)
     return fail(Into, createStringError(Ctx.Location + ": " +
                                         toString(Ar.takeError())));

@@ -1,0 +1,95 @@
+//===- unittests/format/CheckedArchiveTest.cpp ----------------------------===//
+
+#include "format/CheckedArchive.h"
+
+#include "llvm/Object/ArchiveWriter.h"
+
+#include "gtest/gtest.h"
+
+using namespace llvm;
+using namespace offload;
+
+namespace {
+
+/// An archive written by LLVM's writer, members with the given contents.
+std::string writeArchive(ArrayRef<StringRef> Contents, bool Thin = false) {
+  std::vector<NewArchiveMember> Members;
+  for (auto [I, Data] : enumerate(Contents)) {
+    NewArchiveMember M(MemoryBufferRef(Data, "m" + std::to_string(I) + ".o"));
+    Members.push_back(std::move(M));
+  }
+  Expected<std::unique_ptr<MemoryBuffer>> Out = writeArchiveToBuffer(
+      Members, SymtabWritingMode::NoSymtab, object::Archive::K_GNU,
+      /*Deterministic=*/true, Thin);
+  if (!Out) {
+    ADD_FAILURE() << toString(Out.takeError());
+    return "";
+  }
+  return (*Out)->getBuffer().str();
+}
+
+/// The check's message; empty when it passes.
+std::string check(StringRef Data) {
+  Error E = checkArchiveBounds(MemoryBufferRef(Data, "test.a"));
+  return E ? toString(std::move(E)) : std::string();
+}
+
+TEST(CheckedArchiveTest, WellFormedArchivesPass) {
+  // Odd sizes need the padding byte; the last member may lack it.
+  EXPECT_EQ(check(writeArchive({"abc", "defg", "h"})), "");
+  EXPECT_EQ(check(writeArchive({})), "");
+  EXPECT_EQ(check("!<arch>\n"), "");
+  std::string Unpadded = writeArchive({"abc"});
+  ASSERT_EQ(Unpadded.back(), '\n');
+  Unpadded.pop_back();
+  EXPECT_EQ(check(Unpadded), "");
+  // Not an archive: left to whoever reads it.
+  EXPECT_EQ(check("\x7f"
+                  "ELF"),
+            "");
+}
+
+TEST(CheckedArchiveTest, ThinArchiveMembersHaveNoData) {
+  std::string Thin = writeArchive({"abcdef", "gh"}, /*Thin=*/true);
+  EXPECT_EQ(check(Thin), "");
+  Expected<std::unique_ptr<object::Archive>> A =
+      createCheckedArchive(MemoryBufferRef(Thin, "thin.a"));
+  EXPECT_TRUE(bool(A)) << (A ? "" : toString(A.takeError()));
+}
+
+TEST(CheckedArchiveTest, MemberPastTheEnd) {
+  std::string Data = writeArchive({"abcdef"});
+  // Cut the member's data short: its size field now claims too much.
+  EXPECT_EQ(check(StringRef(Data).drop_back(3)),
+            std::string("truncated or malformed archive: member header at "
+                        "offset 8: member of 6 bytes extends past the end of "
+                        "the archive (3 bytes left)"));
+}
+
+TEST(CheckedArchiveTest, HeaderCutShort) {
+  std::string Data = writeArchive({"ab", "cd"});
+  // The second header starts at 8 + 60 + 2 = 70; keep 10 bytes of it.
+  EXPECT_EQ(check(StringRef(Data).take_front(80)),
+            std::string("truncated or malformed archive: member "
+                        "header at offset 70: only 10 bytes "
+                        "left, a header needs 60"));
+}
+
+TEST(CheckedArchiveTest, SizeFieldNotANumber) {
+  std::string Data = writeArchive({"ab"});
+  Data.replace(8 + 48, 2, "x1");
+  EXPECT_EQ(check(Data), std::string("truncated or malformed archive: member "
+                                     "header at offset 8: size field 'x1' is "
+                                     "not a number"));
+}
+
+TEST(CheckedArchiveTest, CreateRefusesBeforeLLVMReads) {
+  std::string Data = writeArchive({"abcdef"});
+  Data.replace(8 + 48, 10, "4294967296");
+  Expected<std::unique_ptr<object::Archive>> A =
+      createCheckedArchive(MemoryBufferRef(Data, "big.a"));
+  ASSERT_FALSE(bool(A));
+  consumeError(A.takeError());
+}
+
+} // namespace
