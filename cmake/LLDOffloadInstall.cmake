@@ -94,7 +94,8 @@ install(FILES ${LLD_OFFLOAD_MAN_PAGES}
 # Depends lists what the installed files load, as readelf -d and dpkg -S tell:
 # libLLVM.so.22.1 (libllvm22; LLD itself is linked in statically from
 # liblld-22-dev, so neither lld-22 nor liblld-22 is needed), libzstd.so.1,
-# libz.so.1, libstdc++, libgcc_s and libc. No tool runs a program from llvm-22.
+# libz.so.1, liblz4.so.1, libstdc++, libgcc_s and libc. No tool runs a
+# program from llvm-22.
 # Linking an OpenMP offload program adds -lomptarget (and, for CPU device
 # links, -lomp) from LLVM's library directory, and compiling one needs clang;
 # those are the toolchain's and the program's needs, not the tools', so they
@@ -122,7 +123,7 @@ set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SECTION "devel")
 set(CPACK_DEBIAN_PACKAGE_PRIORITY "optional")
 set(CPACK_DEBIAN_PACKAGE_DEPENDS
-    "libllvm22 (>= 1:22.1), libc6, libstdc++6, libgcc-s1, libzstd1, zlib1g")
+    "libllvm22 (>= 1:22.1), libc6, libstdc++6, libgcc-s1, libzstd1, zlib1g, liblz4-1")
 set(CPACK_DEBIAN_PACKAGE_RECOMMENDS
     "clang-22, libomp-22-dev, liboffload-22-dev")
 set(CPACK_DEBIAN_PACKAGE_SUGGESTS "llvm-22-dev")

@@ -4,7 +4,9 @@
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Compression.h"
+
 #include "llvm/Support/Endian.h"
+#include <lz4.h>
 
 using namespace llvm;
 
@@ -102,13 +104,39 @@ Expected<CudaFatbin> readCudaFatbin(StringRef Data, StringRef Name) {
   return Fatbin;
 }
 
+/// LZ4 payloads are raw LZ4 blocks (no frame), as fatbinary
+/// --compress-mode=speed and older toolkits write them.
+static Expected<SmallVector<uint8_t, 0>>
+inflateLZ4(const CudaFatbinEntry &Entry, StringRef Name) {
+  // LZ4 takes int sizes and never inflates more than 255 times its input
+  // (plus a little): a larger claim is malformed.
+  if (Entry.Payload.size() > uint64_t(LZ4_MAX_INPUT_SIZE) ||
+      Entry.UncompressedSize > uint64_t(INT32_MAX) ||
+      Entry.UncompressedSize / 255 > Entry.Payload.size() + 16)
+    return fatbinError(Name, Entry.Offset + 56,
+                       "uncompressed size " + Twine(Entry.UncompressedSize) +
+                           " cannot come from " + Twine(Entry.Payload.size()) +
+                           " LZ4-compressed bytes");
+  SmallVector<uint8_t, 0> Out;
+  Out.resize_for_overwrite(Entry.UncompressedSize);
+  int Got = LZ4_decompress_safe(
+      Entry.Payload.data(), reinterpret_cast<char *>(Out.data()),
+      static_cast<int>(Entry.Payload.size()), static_cast<int>(Out.size()));
+  if (Got < 0)
+    return fatbinError(Name, Entry.PayloadOffset,
+                       "cannot inflate the LZ4 payload: malformed block");
+  if (static_cast<uint64_t>(Got) != Entry.UncompressedSize)
+    return fatbinError(Name, Entry.Offset + 56,
+                       "payload inflates to " + Twine(Got) +
+                           " bytes, the header says " +
+                           Twine(Entry.UncompressedSize));
+  return std::move(Out);
+}
+
 Expected<SmallVector<uint8_t, 0>>
 decompressCudaFatbinEntry(const CudaFatbinEntry &Entry, StringRef Name) {
   if (!(Entry.Flags & cudafatbin::FlagCompressedZstd))
-    return fatbinError(Name, Entry.Offset + 40,
-                       "payload compressed with LZ4 (flags 0x" +
-                           utohexstr(Entry.Flags) +
-                           "), which cannot be inflated here");
+    return inflateLZ4(Entry, Name);
   if (!compression::zstd::isAvailable())
     return fatbinError(Name, Entry.Offset, "zstd is not available");
   // The header's size bounds the allocation: zstd never inflates more than

@@ -85,8 +85,9 @@ bool isCudaFatbin(llvm::StringRef Data);
 llvm::Expected<CudaFatbin> readCudaFatbin(llvm::StringRef Data,
                                           llvm::StringRef Name);
 
-/// Inflates a compressed entry's payload. Only zstd is supported (LLVM has
-/// no LZ4); the inflated size must be the one the header gives.
+/// Inflates a compressed entry's payload, zstd (through LLVM) or LZ4 (a raw
+/// block, through liblz4); the inflated size must be the one the header
+/// gives.
 llvm::Expected<llvm::SmallVector<uint8_t, 0>>
 decompressCudaFatbinEntry(const CudaFatbinEntry &Entry, llvm::StringRef Name);
 

@@ -219,15 +219,7 @@ Expected<uint64_t> Inspector::walkOne(StringRef Data, uint64_t At,
                        " @" + hexOffset(Entry.PayloadOffset);
       Child.Data = Entry.Payload;
       Child.Size = Entry.Payload.size();
-      if (Entry.isCompressed() &&
-          !(Entry.Flags & cudafatbin::FlagCompressedZstd)) {
-        // LZ4 (older toolkits' default for PTX): LLVM cannot inflate it. The
-        // image is listed and its stored bytes kept, marked as such.
-        Child.CompressedSize = Entry.Payload.size();
-        Child.Size = Entry.UncompressedSize;
-        Child.StoredCompression = "lz4";
-        Child.FileOffset = fileOffset(Ctx, Entry.Payload.data());
-      } else if (Entry.isCompressed()) {
+      if (Entry.isCompressed()) {
         Child.CompressedSize = Entry.Payload.size();
         Child.Size = Entry.UncompressedSize;
         Expected<SmallVector<uint8_t, 0>> Out =
@@ -318,8 +310,7 @@ void Inspector::addImage(InspectNode Image, const Context &Ctx,
   Image.Index = NextIndex++;
   // An image may be a container itself: a fat binary in an OffloadBinary, a
   // bundle in a bundle entry.
-  if (!Image.Data.empty() && Image.Error.empty() &&
-      Image.StoredCompression.empty()) {
+  if (!Image.Data.empty() && Image.Error.empty()) {
     Context InImage = Ctx;
     InImage.Location = Image.Location;
     InImage.Depth = Ctx.Depth + 1;

@@ -61,12 +61,9 @@ struct InspectNode {
   std::string OffloadKind, Triple, Arch, ImageKind;
   /// The stored size of a compressed image (Size is then the inflated one).
   std::optional<uint64_t> CompressedSize;
-  /// Set ("lz4") when Data holds the stored, compressed bytes because they
-  /// cannot be inflated here.
-  std::string StoredCompression;
   /// Where the image sits, as a chain from the file.
   std::string Location;
-  /// The image bytes (inflated, unless StoredCompression says otherwise).
+  /// The image bytes, inflated.
   llvm::StringRef Data;
 
   /// Why this node could not be read further.

@@ -147,8 +147,6 @@ static void printTree(raw_ostream &OS, const InspectNode &Node, bool IsRoot,
        << orDash(Node.ImageKind) << ", " << Node.Size << " bytes";
     if (Node.CompressedSize)
       OS << " (compressed " << *Node.CompressedSize << ")";
-    if (!Node.StoredCompression.empty())
-      OS << " (" << Node.StoredCompression << ", not inflated)";
     OS << "\n";
     OS.indent(Indent + 2) << "at " << Node.Location;
     if (Node.FileOffset)
@@ -177,8 +175,6 @@ static void writeImageAttributes(json::OStream &J, const InspectNode &Node) {
   J.attribute("size", Node.Size);
   if (Node.CompressedSize)
     J.attribute("compressed_size", *Node.CompressedSize);
-  if (!Node.StoredCompression.empty())
-    J.attribute("stored_compression", Node.StoredCompression);
   J.attribute("location", Node.Location);
 }
 
@@ -257,9 +253,7 @@ static std::string getExtractName(const InspectNode &Image) {
   return sanitize(std::to_string(Image.Index) + "-" +
                   OrNone(Image.OffloadKind) + "-" + OrNone(Image.Triple) + "-" +
                   OrNone(Image.Arch)) +
-         "." + getExtractExtension(Image.ImageKind).str() +
-         // Bytes that could not be inflated say so in their name.
-         (Image.StoredCompression.empty() ? "" : "." + Image.StoredCompression);
+         "." + getExtractExtension(Image.ImageKind).str();
 }
 
 static Error extractAll(ArrayRef<InspectNode> Roots) {
