@@ -125,13 +125,29 @@ Expected<std::vector<BundleEntry>> readObjectBundle(MemoryBufferRef Object) {
   return Entries;
 }
 
-/// objcopy lays the sections out again at their alignments, so one section
-/// aligned to 2^32 turns an object of a few KiB into gigabytes of padding.
-/// LLD refuses alignments above 4 GiB ("section sh_addralign is too large");
-/// so do we, before objcopy allocates the output.
+/// What objcopy sizes its output by but does not check against the file.
+/// It lays the sections out again at their alignments, so one section
+/// aligned to 2^32 turns an object of a few KiB into gigabytes of padding:
+/// LLD refuses alignments above 4 GiB ("section sh_addralign is too large"),
+/// and so do we. It copies the program header table as e_phnum entries of
+/// e_phentsize bytes: the table must have the entry size of the class and
+/// lie within the file.
 template <class ELFT>
-static Error checkAlignments(const ELFObjectFile<ELFT> &Obj,
-                             MemoryBufferRef Object) {
+static Error checkObjcopyInput(const ELFObjectFile<ELFT> &Obj,
+                               MemoryBufferRef Object) {
+  // The raw e_phnum: objcopy takes 0xffff (PN_XNUM) as a count too.
+  const typename ELFT::Ehdr &Header = Obj.getELFFile().getHeader();
+  uint64_t PhdrTableSize = uint64_t(Header.e_phnum) * Header.e_phentsize;
+  if (Header.e_phnum && Header.e_phentsize != sizeof(typename ELFT::Phdr))
+    return objectError(Object, "invalid e_phentsize " +
+                                   Twine(Header.e_phentsize) + " (expected " +
+                                   Twine(sizeof(typename ELFT::Phdr)) + ")");
+  if (Header.e_phoff > Object.getBufferSize() ||
+      PhdrTableSize > Object.getBufferSize() - Header.e_phoff)
+    return objectError(Object, "program header table at offset " +
+                                   Twine(Header.e_phoff) + ", " +
+                                   Twine(PhdrTableSize) +
+                                   " bytes, extends past the end of the file");
   for (const SectionRef &Sec : Obj.sections()) {
     uint64_t Align = Obj.getSection(Sec.getRawDataRefImpl())->sh_addralign;
     if (Align > UINT32_MAX)
@@ -142,15 +158,15 @@ static Error checkAlignments(const ELFObjectFile<ELFT> &Obj,
   return Error::success();
 }
 
-static Error checkAlignments(const ObjectFile &Obj, MemoryBufferRef Object) {
+static Error checkObjcopyInput(const ObjectFile &Obj, MemoryBufferRef Object) {
   if (const auto *O = dyn_cast<ELF64LEObjectFile>(&Obj))
-    return checkAlignments(*O, Object);
+    return checkObjcopyInput(*O, Object);
   if (const auto *O = dyn_cast<ELF64BEObjectFile>(&Obj))
-    return checkAlignments(*O, Object);
+    return checkObjcopyInput(*O, Object);
   if (const auto *O = dyn_cast<ELF32LEObjectFile>(&Obj))
-    return checkAlignments(*O, Object);
+    return checkObjcopyInput(*O, Object);
   if (const auto *O = dyn_cast<ELF32BEObjectFile>(&Obj))
-    return checkAlignments(*O, Object);
+    return checkObjcopyInput(*O, Object);
   return Error::success();
 }
 
@@ -158,7 +174,7 @@ static Error checkAlignments(const ObjectFile &Obj, MemoryBufferRef Object) {
 static Expected<SmallVector<char, 0>>
 runObjcopy(const objcopy::ConfigManager &Config, ObjectFile &Obj,
            MemoryBufferRef Object) {
-  if (Error E = checkAlignments(Obj, Object))
+  if (Error E = checkObjcopyInput(Obj, Object))
     return std::move(E);
   SmallVector<char, 0> Out;
   raw_svector_ostream OS(Out);
