@@ -21,7 +21,7 @@ llvm=/usr/lib/llvm-22
 targets=("$@")
 ((${#targets[@]})) ||
   targets=(offload-binary bundle ccob entry-id find-binaries object-bundle
-           link-args)
+           link-args cuda-fatbin)
 
 if [[ ! -f "$fuzz_build/build.ninja" ]]; then
   cmake -S "$root/fuzz" -B "$fuzz_build" -G Ninja \
@@ -123,6 +123,24 @@ C
   cp "$w/b.o" "$w/host.o" "$w/omp.o" "$seeds/object-bundle/"
   rm -rf "$w"
   touch "$seeds/.done"
+fi
+
+# CUDA fat binaries: made by the toolkit's fatbinary where it is installed
+# (plain, zstd and LZ4 entries), else by the tests' layout script.
+if [[ ! -d "$seeds/cuda-fatbin" ]]; then
+  mkdir -p "$seeds/cuda-fatbin"
+  c=$seeds/cuda-fatbin
+  printf '.version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k() { ret; }\n' > "$c/k.ptx"
+  fb=${CUDA_PATH:-/usr/local/cuda}/bin/fatbinary
+  if [[ -x "$fb" ]]; then
+    "$fb" --64 --create="$c/plain" --compress=false --image3=kind=ptx,sm=90,file="$c/k.ptx"
+    "$fb" --64 --create="$c/zstd" --compress-all --image3=kind=ptx,sm=90,file="$c/k.ptx"
+    "$fb" --64 --create="$c/lz4" --compress-all --compress-mode=speed \
+      --image3=kind=ptx,sm=90,file="$c/k.ptx" --image3=kind=ptx,sm=80,file="$c/k.ptx"
+  fi
+  python3 "$root/test/offload-inspect/Inputs/make-fatbin.py" "$c/layout" \
+    "1:90:0x11:$c/k.ptx" "2:90:0x11:$c/k.ptx"
+  rm "$c/k.ptx"
 fi
 
 # ld.lld-offload's command line: argv lines, then response files r0-r2
