@@ -5,7 +5,8 @@
 //   LLVM 22's llvm-offload-wrapper:
 //     offload-wrapper --kind=openmp|cuda|hip --triple=T -o out in
 //   the older clang-offload-wrapper (legacy OpenMP image info):
-//     offload-wrapper -target T -o out --offload-arch=A1 in1 --offload-arch=A2 in2
+//     offload-wrapper -target T -o out --offload-arch=A1 in1 --offload-arch=A2
+//     in2
 // The output is textual IR, bitcode or an object, chosen by --emit or else
 // by the output's extension (.ll, .bc, .o; bitcode otherwise).
 //
@@ -32,9 +33,8 @@ static cl::opt<std::string> OutputFile("o", cl::desc("Write output to <file>."),
                                        cl::value_desc("file"),
                                        cl::cat(Category));
 
-static cl::list<std::string> InputFiles(cl::Positional,
-                                        cl::desc("<input files>"),
-                                        cl::cat(Category));
+static cl::list<std::string>
+    InputFiles(cl::Positional, cl::desc("<input files>"), cl::cat(Category));
 
 static cl::opt<RegistrationKind> Kind(
     "kind", cl::desc("Wrap for offload kind:"),
@@ -128,9 +128,25 @@ static Expected<Triple> getHostTriple() {
   return TT;
 }
 
-static Expected<OpenMPLayout> getLayout() {
-  if (ABI.empty())
-    return OffloadArchs.empty() ? OpenMPLayout::LLVM22 : OpenMPLayout::Legacy;
+/// The OpenMP layout: --abi, else legacy with --offload-arch or when no input
+/// is an OffloadBinary (clang-offload-wrapper took raw images), LLVM 22's
+/// when every input is one. A mix is an error: one layout registers all.
+static Expected<OpenMPLayout>
+getLayout(ArrayRef<std::unique_ptr<MemoryBuffer>> Inputs) {
+  if (ABI.empty()) {
+    if (Kind != RegistrationKind::OpenMP)
+      return OpenMPLayout::LLVM22; // not used
+    if (!OffloadArchs.empty())
+      return OpenMPLayout::Legacy;
+    const MemoryBuffer *Packed = nullptr, *Raw = nullptr;
+    for (const std::unique_ptr<MemoryBuffer> &In : Inputs)
+      (hasOffloadBinaryMagic(In->getBuffer()) ? Packed : Raw) = In.get();
+    if (Packed && Raw)
+      return fail("'" + Packed->getBufferIdentifier() +
+                  "' is an offload binary and '" + Raw->getBufferIdentifier() +
+                  "' is not; give --abi=llvm22 or --abi=legacy");
+    return Raw ? OpenMPLayout::Legacy : OpenMPLayout::LLVM22;
+  }
   if (ABI == "llvm22")
     return OpenMPLayout::LLVM22;
   if (ABI == "legacy")
@@ -189,9 +205,16 @@ static Error run() {
   Expected<EmitKind> EmitAs = getEmitKind();
   if (!EmitAs)
     return EmitAs.takeError();
+  std::vector<std::unique_ptr<MemoryBuffer>> Buffers;
+  for (const std::string &Path : InputFiles) {
+    Expected<std::unique_ptr<MemoryBuffer>> Buffer = readInputFile(Path);
+    if (!Buffer)
+      return Buffer.takeError();
+    Buffers.push_back(std::move(*Buffer));
+  }
   RegistrationOptions Options;
   Options.Kind = Kind;
-  Expected<OpenMPLayout> Layout = getLayout();
+  Expected<OpenMPLayout> Layout = getLayout(Buffers);
   if (!Layout)
     return Layout.takeError();
   Options.Layout = *Layout;
@@ -199,16 +222,11 @@ static Error run() {
   Options.Relocatable = Relocatable;
   Options.CudaSurfacesAndTextures = CudaSurfacesAndTextures;
 
-  std::vector<std::unique_ptr<MemoryBuffer>> Buffers;
   ByteStore Store;
   std::vector<ImageToRegister> Images;
   for (unsigned I = 0; I != InputFiles.size(); ++I) {
     StringRef Path = InputFiles[I];
-    Expected<std::unique_ptr<MemoryBuffer>> Buffer = readInputFile(Path);
-    if (!Buffer)
-      return Buffer.takeError();
-    StringRef Data = (*Buffer)->getBuffer();
-    Buffers.push_back(std::move(*Buffer));
+    StringRef Data = Buffers[I]->getBuffer();
     if (Kind == RegistrationKind::OpenMP &&
         Options.Layout == OpenMPLayout::LLVM22) {
       if (Error E = addOffloadBinaries(Path, Data, Store, Images))
