@@ -227,6 +227,17 @@ Error OffloadBinaryFinder::scanObject(MemoryBufferRef Buffer,
                                (*Obj)->getBytesInAddress() == 8);
       if (!D)
         return withContext(InSection, D.takeError());
+      // The header's size decides the allocation: neither zlib (about 1032
+      // to 1) nor zstd (under 2^17 to 1) inflates more, so a larger claim is
+      // malformed (found by fuzz-find-binaries: 21 GB from 1 KB).
+      if (D->getDecompressedSize() / (uint64_t(1) << 17) > Contents->size())
+        return withContext(
+            InSection,
+            createStringError(
+                inconvertibleErrorCode(),
+                "compressed section '" + *Name + "' claims " +
+                    Twine(D->getDecompressedSize()) + " bytes, more than " +
+                    Twine(Contents->size()) + " compressed bytes can hold"));
       std::unique_ptr<WritableMemoryBuffer> Inflated =
           WritableMemoryBuffer::getNewUninitMemBuffer(D->getDecompressedSize(),
                                                       *Name + " (inflated)");
