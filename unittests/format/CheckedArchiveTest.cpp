@@ -13,11 +13,13 @@ namespace {
 
 /// An archive written by LLVM's writer, members with the given contents.
 std::string writeArchive(ArrayRef<StringRef> Contents, bool Thin = false) {
+  // The members refer to their names: keep them alive until written.
+  std::vector<std::string> Names;
+  for (size_t I = 0; I != Contents.size(); ++I)
+    Names.push_back("m" + std::to_string(I) + ".o");
   std::vector<NewArchiveMember> Members;
-  for (auto [I, Data] : enumerate(Contents)) {
-    NewArchiveMember M(MemoryBufferRef(Data, "m" + std::to_string(I) + ".o"));
-    Members.push_back(std::move(M));
-  }
+  for (auto [I, Data] : enumerate(Contents))
+    Members.emplace_back(MemoryBufferRef(Data, Names[I]));
   Expected<std::unique_ptr<MemoryBuffer>> Out = writeArchiveToBuffer(
       Members, SymtabWritingMode::NoSymtab, object::Archive::K_GNU,
       /*Deterministic=*/true, Thin);
