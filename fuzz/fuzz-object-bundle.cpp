@@ -8,6 +8,7 @@
 
 #include "format/ObjectBundle.h"
 
+#include "llvm/Object/COFF.h"
 #include "llvm/Object/ELFObjectFile.h"
 
 #include <cstddef>
@@ -15,15 +16,24 @@
 
 using namespace llvm;
 
-// objcopy pads the host object to its sections' alignments: up to 4 GiB
-// each is valid input (the library refuses more, as LLD does) but would stop
-// the run at libFuzzer's memory limit, a resource limit rather than a bug
-// (docs/fuzzing.md, finding 4). Such inputs skip getHostObject here.
+// objcopy pads the host object to its sections' alignments (ELF) and sizes
+// it by their SizeOfRawData (COFF, even for uninitialized data): up to 4 GiB
+// each is valid input (the library refuses more alignment, as LLD does) but
+// would stop the run at libFuzzer's memory limit, a resource limit rather
+// than a bug (docs/fuzzing.md, finding 4). Such inputs skip getHostObject.
 static bool hasHugeAlignment(MemoryBufferRef Object) {
   Expected<std::unique_ptr<object::ObjectFile>> Obj =
       object::ObjectFile::createObjectFile(Object);
   if (!Obj) {
     consumeError(Obj.takeError());
+    return false;
+  }
+  // COFF: objcopy sizes its output by every section's SizeOfRawData, which
+  // for uninitialized data has no bytes in the file.
+  if (const auto *COFF = dyn_cast<object::COFFObjectFile>(Obj->get())) {
+    for (const object::SectionRef &Sec : COFF->sections())
+      if (COFF->getCOFFSection(Sec)->SizeOfRawData > (16u << 20))
+        return true;
     return false;
   }
   const auto *ELF = dyn_cast<object::ELF64LEObjectFile>(Obj->get());
