@@ -26,10 +26,16 @@ static Error inputError(StringRef Name, const Twine &Msg) {
   return createStringError(inconvertibleErrorCode(), Name + ": " + Msg);
 }
 
-/// Runtime entry points whose use marks an object that registers images.
-static bool isRegistrationCall(StringRef Name) {
-  return Name == "__tgt_register_lib" || Name == "__cudaRegisterFatBinary" ||
-         Name == "__hipRegisterFatBinary";
+/// The offload kind whose images a runtime entry point registers: a call
+/// marks an object that registers images of that kind.
+static std::optional<OffloadKind> registeredKind(StringRef Name) {
+  if (Name == "__tgt_register_lib")
+    return OffloadKind::OpenMP;
+  if (Name == "__cudaRegisterFatBinary")
+    return OffloadKind::Cuda;
+  if (Name == "__hipRegisterFatBinary")
+    return OffloadKind::HIP;
+  return std::nullopt;
 }
 
 /// The start of an offload entries section, which a new-driver registration
@@ -77,11 +83,10 @@ Error DeviceInputs::scanLoadedInputs(const LoadedInputs &Loaded) {
   llvm::erase_if(HIPUnits, [&](const std::string &CUID) {
     return HIPUnitsDefined.contains(CUID);
   });
-  // Without a registration already there, everything loaded is linked.
-  if (!RegisteredBy)
-    for (const Candidate &C : Found)
-      if (Error E = take(C))
-        return E;
+  // Everything loaded is linked, but for the kinds an input registers.
+  for (const Candidate &C : Found)
+    if (Error E = take(C))
+      return E;
   return Error::success();
 }
 
@@ -139,6 +144,8 @@ Error DeviceInputs::scanInput(MemoryBufferRef Buffer, StringRef Name,
 
   bool CallsRegistration = false;
   bool RegistersOffloadEntries = false;
+  // The offload kinds whose registration functions this input calls.
+  SmallVector<OffloadKind, 3> Registers;
   if (Magic == file_magic::elf_relocatable) {
     Expected<std::unique_ptr<ObjectFile>> Obj =
         ObjectFile::createObjectFile(Buffer);
@@ -184,9 +191,10 @@ Error DeviceInputs::scanInput(MemoryBufferRef Buffer, StringRef Name,
           HIPUnitsDefined.insert(CUID);
         continue;
       }
-      if (isRegistrationCall(*SymName)) {
+      if (std::optional<OffloadKind> Kind = registeredKind(*SymName)) {
         CallsRegistration = true;
-        CallsOpenMPRegistration |= *SymName == "__tgt_register_lib";
+        Registers.push_back(*Kind);
+        CallsOpenMPRegistration |= *Kind == OffloadKind::OpenMP;
       }
       RegistersOffloadEntries |= isOffloadEntriesStart(*SymName);
       // Old-driver HIP units (-fgpu-rdc) leave their fat binary and module
@@ -202,8 +210,12 @@ Error DeviceInputs::scanInput(MemoryBufferRef Buffer, StringRef Name,
   // The new offload driver's wrapper object (clang-linker-wrapper's, for
   // HIP and CUDA too) registers every image of the link's offload entries
   // section: with one among the inputs, nothing is left to register.
-  if (CallsRegistration && RegistersOffloadEntries && !RegisteredBy)
-    RegisteredBy = Name.str();
+  auto NoteRegistrar = [&] {
+    for (OffloadKind Kind : Registers)
+      RegisteredKinds.try_emplace(Kind, Name.str());
+  };
+  if (CallsRegistration && RegistersOffloadEntries)
+    NoteRegistrar();
 
   size_t Before = Finder.binaries().size();
   if (Error E = Finder.addBuffer(Buffer, Name))
@@ -216,8 +228,7 @@ Error DeviceInputs::scanInput(MemoryBufferRef Buffer, StringRef Name,
     // or offload-wrapper's output) means this link's images are taken care
     // of: they must not be registered a second time.
     if (CallsRegistration) {
-      if (!RegisteredBy)
-        RegisteredBy = Name.str();
+      NoteRegistrar();
       continue;
     }
     for (const OffloadImage &Image : Bin.Binary.Images)
@@ -272,6 +283,10 @@ Error DeviceInputs::addBundleSection(const SectionRef &Sec, StringRef SecName,
 }
 
 Error DeviceInputs::take(const Candidate &C) {
+  // An input registers this kind's images already (clang-linker-wrapper's
+  // wrapper object): they are not linked or registered again.
+  if (RegisteredKinds.count(C.Image.TheOffloadKind))
+    return Error::success();
   Images.push_back({C.Image, C.Input, C.Where, C.FromBundle});
   return noteSymbols(C.Image, Uses[targetKey(C.Image)]);
 }
@@ -315,8 +330,6 @@ Error DeviceInputs::noteSymbols(const OffloadImage &Image, SymbolUse &Use) {
 
 Error DeviceInputs::addArchiveMembersDeviceCodeNeeds(
     ArrayRef<std::string> ExtractArchs) {
-  if (RegisteredBy)
-    return Error::success();
   // The device images of every member the host link left out.
   std::vector<Candidate> Left;
   for (StringRef Path : ArchivePaths) {
@@ -377,6 +390,12 @@ Error DeviceInputs::addArchiveMembersDeviceCodeNeeds(
     }
   }
   return Error::success();
+}
+
+std::optional<std::string> DeviceInputs::alreadyRegisteredBy() const {
+  if (RegisteredKinds.empty() || !Images.empty() || !HIPUnits.empty())
+    return std::nullopt;
+  return RegisteredKinds.begin()->second;
 }
 
 } // namespace offload

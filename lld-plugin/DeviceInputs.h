@@ -21,6 +21,7 @@
 #include "llvm/Object/ObjectFile.h"
 #include "llvm/Support/StringSaver.h"
 
+#include <map>
 #include <optional>
 
 namespace offload {
@@ -67,10 +68,9 @@ public:
 
   /// The input that already registers device images (clang-linker-wrapper's
   /// wrapper object, an offload-wrapper object): set when the link needs no
-  /// registration of ours.
-  const std::optional<std::string> &alreadyRegisteredBy() const {
-    return RegisteredBy;
-  }
+  /// registration of ours, that is when such inputs register every kind of
+  /// device code found.
+  std::optional<std::string> alreadyRegisteredBy() const;
 
 private:
   /// The device images of an input, kept aside until chosen.
@@ -106,7 +106,9 @@ private:
   llvm::StringMap<unsigned> MembersTaken;
   std::vector<std::string> ArchivePaths;
   std::vector<DeviceImage> Images;
-  std::optional<std::string> RegisteredBy;
+  /// The offload kinds whose images an input registers already, and the
+  /// first such input: images of these kinds are not linked.
+  std::map<OffloadKind, std::string> RegisteredKinds;
   bool CallsOpenMPRegistration = false;
   std::vector<std::string> HIPUnits;
   /// CUIDs whose __hip_fatbin_<cuid> an input defines (clang --hip-link's

@@ -8,6 +8,8 @@
 #include "format/BundleEntryID.h"
 
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/BinaryFormat/Magic.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Jobserver.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -39,7 +41,13 @@ static Triple tripleForEmulation(StringRef Emulation) {
   return Triple(Arch, "unknown", "linux", "gnu");
 }
 
-HostLinkInfo getHostLinkInfo(ArrayRef<std::string> LLDArgs) {
+HostLinkInfo getHostLinkInfo(ArrayRef<std::string> LLDArgs,
+                             const LoadedInputs &Loaded) {
+  StringSet<> LoadedFiles;
+  for (const std::string &F : Loaded.Files)
+    LoadedFiles.insert(F);
+  for (const std::string &F : Loaded.Archives)
+    LoadedFiles.insert(F);
   HostLinkInfo Info;
   Info.HostTriple = Triple(sys::getDefaultTargetTriple());
   for (size_t I = 0; I != LLDArgs.size(); ++I) {
@@ -57,6 +65,16 @@ HostLinkInfo getHostLinkInfo(ArrayRef<std::string> LLDArgs) {
         Info.HostTriple = T;
     } else if (std::optional<std::string> Loader = Value("-dynamic-linker")) {
       Info.DynamicLinker = *Loader;
+    } else if (std::optional<std::string> Loader = Value("--dynamic-linker")) {
+      Info.DynamicLinker = *Loader;
+    } else if (std::optional<std::string> Dir = Value("--library-path")) {
+      Info.SearchArgs.push_back("-L" + *Dir);
+    } else if (std::optional<std::string> Dir = Value("-library-path")) {
+      Info.SearchArgs.push_back("-L" + *Dir);
+    } else if (std::optional<std::string> Lib = Value("--library")) {
+      Info.Libraries.push_back("-l" + *Lib);
+    } else if (std::optional<std::string> Lib = Value("-library")) {
+      Info.Libraries.push_back("-l" + *Lib);
     } else if (Arg.starts_with("-lto-")) {
       continue; // LLD's one-dash spelling of --lto-*, not a library
     } else if (std::optional<std::string> Lib = Value("-l")) {
@@ -65,7 +83,25 @@ HostLinkInfo getHostLinkInfo(ArrayRef<std::string> LLDArgs) {
       Info.SearchArgs.push_back("-L" + *Dir);
     } else if (Arg.starts_with("--sysroot=")) {
       Info.SearchArgs.push_back(Arg.str());
+    } else if (Arg == "--whole-archive" || Arg == "-whole-archive" ||
+               Arg == "--no-whole-archive" || Arg == "-no-whole-archive") {
+      Info.Libraries.push_back(Arg.str());
+    } else if (std::optional<std::string> Dir = Value("-rpath")) {
+      Info.Libraries.push_back("-rpath=" + *Dir);
+    } else if (std::optional<std::string> Dir = Value("--rpath")) {
+      Info.Libraries.push_back("-rpath=" + *Dir);
     } else if (!Arg.starts_with("-")) {
+      // Libraries named by path (CMake does so; sanitizer runtimes too):
+      // archives and shared objects, as upstream's CPU device link takes.
+      // Only what the host link loads: a separate option value (an output,
+      // a script) is not an input.
+      file_magic Magic;
+      if (LoadedFiles.contains(Arg) && !identify_magic(Arg, Magic) &&
+          (Magic == file_magic::archive ||
+           Magic == file_magic::elf_shared_object)) {
+        Info.Libraries.push_back(Arg.str());
+        continue;
+      }
       StringRef Name = sys::path::filename(Arg);
       // A shared object needs the position-independent crtbeginS/crtendS,
       // wherever the host link used crtbegin.o or crtbeginT.o.
@@ -255,7 +291,7 @@ Expected<PreparedDeviceLink> prepareDeviceLink(const DeviceLinkJob &Job,
     // As clang-linker-wrapper's CPU device link: the host link's libraries
     // (libstdc++ for C++, libc, libgcc, ...) and its dynamic linker (for
     // __tls_get_addr and friends), so that the image resolves everything.
-    if (!Host.DynamicLinker.empty())
+    if (!Host.DynamicLinker.empty() && sys::fs::exists(Host.DynamicLinker))
       Args.push_back(Host.DynamicLinker);
     llvm::append_range(Args, Host.Libraries);
     llvm::append_range(Args, Host.EndFiles);

@@ -14,6 +14,7 @@
 
 #include "lld-plugin/DevicePlan.h"
 #include "lld-plugin/LinkOptions.h"
+#include "lld-plugin/RunLLD.h"
 #include "lld-plugin/WorkDir.h"
 
 namespace offload {
@@ -26,14 +27,20 @@ struct HostLinkInfo {
   /// The C runtime objects around a shared object (crti.o, crtbeginS.o;
   /// crtendS.o, crtn.o), when the host link has them.
   std::vector<std::string> StartFiles, EndFiles;
-  /// The host link's dynamic linker (-dynamic-linker), when it has one.
+  /// The host link's dynamic linker (-dynamic-linker), when it has one;
+  /// given to CPU device links as an input when the file exists here.
   std::string DynamicLinker;
-  /// The host link's libraries (-l<name>), in order.
+  /// The host link's libraries, in order, as upstream's CPU device link
+  /// takes them: -l<name>, archives and shared objects named by path,
+  /// --whole-archive/--no-whole-archive and -rpath.
   std::vector<std::string> Libraries;
 };
 
-/// Reads what device links need from the host link's arguments.
-HostLinkInfo getHostLinkInfo(llvm::ArrayRef<std::string> LLDArgs);
+/// Reads what device links need from the host link's arguments. \p Loaded
+/// (the probe's report) tells the libraries named by path from other
+/// arguments that are not options: only files the host link loads count.
+HostLinkInfo getHostLinkInfo(llvm::ArrayRef<std::string> LLDArgs,
+                             const LoadedInputs &Loaded);
 
 /// A device link ready to run: LLD's arguments (or another program's, for
 /// targets LLD does not link) and its output.

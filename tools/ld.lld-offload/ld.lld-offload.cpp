@@ -187,7 +187,7 @@ int link(ArrayRef<const char *> Argv) {
 
   // Images already registered by an input (clang-linker-wrapper's wrapper
   // object) or none at all: the host link as it was asked for.
-  if (const std::optional<std::string> &By = Inputs.alreadyRegisteredBy()) {
+  if (std::optional<std::string> By = Inputs.alreadyRegisteredBy()) {
     if (Opts.Verbose)
       errs() << ToolName << ": " << *By
              << " registers the device images already; linking the host only\n";
@@ -208,7 +208,7 @@ int link(ArrayRef<const char *> Argv) {
     return fail(Jobs.takeError());
 
   // Write each job's images out and build its LLD command line.
-  HostLinkInfo Host = getHostLinkInfo(CL.LLDArgs);
+  HostLinkInfo Host = getHostLinkInfo(CL.LLDArgs, *Loaded);
   std::vector<PreparedDeviceLink> Links;
   for (const DeviceLinkJob &Job : *Jobs) {
     Expected<PreparedDeviceLink> Link =
