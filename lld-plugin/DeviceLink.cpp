@@ -59,21 +59,23 @@ HostLinkInfo getHostLinkInfo(ArrayRef<std::string> LLDArgs,
         return Arg.drop_front(Prefix.size()).ltrim('=').str();
       return std::nullopt;
     };
+    // LLD takes its long options with one dash or two.
+    auto LongValue = [&](StringRef Name) {
+      std::optional<std::string> V = Value(("--" + Name).str());
+      return V ? V : Value(("-" + Name).str());
+    };
+    StringRef Flag =
+        Arg.starts_with("--") ? Arg.drop_front(2) : Arg.drop_front(1);
     if (std::optional<std::string> Emulation = Value("-m")) {
       Triple T = tripleForEmulation(*Emulation);
       if (T.getArch() != Triple::UnknownArch)
         Info.HostTriple = T;
-    } else if (std::optional<std::string> Loader = Value("-dynamic-linker")) {
+    } else if (std::optional<std::string> Loader =
+                   LongValue("dynamic-linker")) {
       Info.DynamicLinker = *Loader;
-    } else if (std::optional<std::string> Loader = Value("--dynamic-linker")) {
-      Info.DynamicLinker = *Loader;
-    } else if (std::optional<std::string> Dir = Value("--library-path")) {
+    } else if (std::optional<std::string> Dir = LongValue("library-path")) {
       Info.SearchArgs.push_back("-L" + *Dir);
-    } else if (std::optional<std::string> Dir = Value("-library-path")) {
-      Info.SearchArgs.push_back("-L" + *Dir);
-    } else if (std::optional<std::string> Lib = Value("--library")) {
-      Info.Libraries.push_back("-l" + *Lib);
-    } else if (std::optional<std::string> Lib = Value("-library")) {
+    } else if (std::optional<std::string> Lib = LongValue("library")) {
       Info.Libraries.push_back("-l" + *Lib);
     } else if (Arg.starts_with("-lto-")) {
       continue; // LLD's one-dash spelling of --lto-*, not a library
@@ -83,12 +85,10 @@ HostLinkInfo getHostLinkInfo(ArrayRef<std::string> LLDArgs,
       Info.SearchArgs.push_back("-L" + *Dir);
     } else if (Arg.starts_with("--sysroot=")) {
       Info.SearchArgs.push_back(Arg.str());
-    } else if (Arg == "--whole-archive" || Arg == "-whole-archive" ||
-               Arg == "--no-whole-archive" || Arg == "-no-whole-archive") {
+    } else if (Arg.starts_with("-") &&
+               (Flag == "whole-archive" || Flag == "no-whole-archive")) {
       Info.Libraries.push_back(Arg.str());
-    } else if (std::optional<std::string> Dir = Value("-rpath")) {
-      Info.Libraries.push_back("-rpath=" + *Dir);
-    } else if (std::optional<std::string> Dir = Value("--rpath")) {
+    } else if (std::optional<std::string> Dir = LongValue("rpath")) {
       Info.Libraries.push_back("-rpath=" + *Dir);
     } else if (!Arg.starts_with("-")) {
       // Libraries named by path (CMake does so; sanitizer runtimes too):

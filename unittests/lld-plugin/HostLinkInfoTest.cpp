@@ -1,0 +1,49 @@
+//===- unittests/lld-plugin/HostLinkInfoTest.cpp --------------------------===//
+//
+// What CPU device links take from the host link's arguments.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lld-plugin/DeviceLink.h"
+
+#include "gtest/gtest.h"
+
+using namespace offload;
+
+namespace {
+
+TEST(HostLinkInfoTest, BothSpellingsOfLongOptions) {
+  std::vector<std::string> Args = {"--dynamic-linker=/lib/ld.so",
+                                   "-library-path",
+                                   "/a",
+                                   "--library-path=/b",
+                                   "--library=m",
+                                   "-library",
+                                   "pthread",
+                                   "-rpath",
+                                   "/r1",
+                                   "--rpath=/r2",
+                                   "-whole-archive",
+                                   "--no-whole-archive",
+                                   "-lto-O2",
+                                   "-lc",
+                                   "-L/c"};
+  HostLinkInfo Info = getHostLinkInfo(Args, LoadedInputs());
+  EXPECT_EQ(Info.DynamicLinker, "/lib/ld.so");
+  EXPECT_EQ(Info.SearchArgs,
+            (std::vector<std::string>{"-L/a", "-L/b", "-L/c"}));
+  EXPECT_EQ(Info.Libraries,
+            (std::vector<std::string>{"-lm", "-lpthread", "-rpath=/r1",
+                                      "-rpath=/r2", "-whole-archive",
+                                      "--no-whole-archive", "-lc"}));
+}
+
+TEST(HostLinkInfoTest, PathsCountOnlyWhenLoaded) {
+  // Neither exists nor was loaded: an output or a script's value is no
+  // library, whatever its name.
+  std::vector<std::string> Args = {"-o", "libout.so", "/no/such/libx.a"};
+  HostLinkInfo Info = getHostLinkInfo(Args, LoadedInputs());
+  EXPECT_TRUE(Info.Libraries.empty());
+}
+
+} // namespace
