@@ -2,6 +2,7 @@
 
 #include "lld-plugin/NVPTXLink.h"
 #include "format/CheckedArchive.h"
+#include "support/AtomicOutput.h"
 
 #include "llvm/ADT/StringSet.h"
 #include "llvm/BinaryFormat/Magic.h"
@@ -246,15 +247,8 @@ compileToPTX(ArrayRef<MemoryBufferRef> Bitcode,
     return linkError("LTO for " + R.Arch +
                      " failed: " + toString(std::move(E)));
   std::string Path = R.Output + ".lto.s";
-  std::error_code EC;
-  raw_fd_ostream OS(Path, EC);
-  if (!EC) {
-    OS << PTX;
-    OS.close();
-    EC = OS.error();
-  }
-  if (EC)
-    return linkError(Path + ": cannot write: " + EC.message());
+  if (Error E = writeFileDirectly(Path, PTX))
+    return linkError(toString(std::move(E)));
   return std::optional<std::string>(Path);
 }
 

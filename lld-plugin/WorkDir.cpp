@@ -2,9 +2,10 @@
 
 #include "lld-plugin/WorkDir.h"
 
+#include "support/AtomicOutput.h"
+
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
-#include "llvm/Support/raw_ostream.h"
 
 using namespace llvm;
 
@@ -44,16 +45,8 @@ std::string WorkDir::path(StringRef Name) const {
 
 Expected<std::string> WorkDir::write(StringRef Name, StringRef Data) const {
   std::string P = path(Name);
-  std::error_code EC;
-  raw_fd_ostream OS(P, EC, sys::fs::OF_None);
-  if (!EC) {
-    OS << Data;
-    OS.close();
-    EC = OS.error();
-  }
-  if (EC)
-    return createStringError(EC, "cannot write '%s': %s", P.c_str(),
-                             EC.message().c_str());
+  if (Error E = writeFileDirectly(P, Data))
+    return std::move(E);
   return P;
 }
 

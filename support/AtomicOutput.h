@@ -1,9 +1,11 @@
 //===- support/AtomicOutput.h - Outputs that appear whole or not at all ---===//
 //
-// Every file our tools write goes through here: it is written under a
-// temporary name in the destination's directory and renamed over the
-// destination only once the writer succeeded, so a failure (or a signal)
-// never leaves a partial or corrupt output behind.
+// Every file our tools write goes through here: it is written as an
+// anonymous file (O_TMPFILE) in the destination's directory and given its
+// name only once the writer succeeded, so a failure, a signal or a SIGKILL
+// never leaves a partial output or a temporary file behind. Where the file
+// system has no anonymous files, a named temporary file is used instead,
+// removed on failure and on the signals a process can catch.
 //
 //===----------------------------------------------------------------------===//
 
@@ -30,16 +32,21 @@ private:
   int FD;
 };
 
-/// Calls \p Write with a stream to a temporary file next to \p Path and, if
-/// it and the final flush succeed, renames the file to \p Path. On any error
-/// the temporary file is removed and \p Path is left as it was. A \p Path of
-/// "-" writes to standard output instead.
+/// Calls \p Write with a stream to a new file in \p Path's directory and, if
+/// it and the final flush succeed, puts the file in place as \p Path. On any
+/// error nothing new is left and \p Path is as it was. A \p Path of "-"
+/// writes to standard output instead.
 llvm::Error
 writeFileAtomically(llvm::StringRef Path,
                     llvm::function_ref<llvm::Error(OutputFileStream &)> Write);
 
 /// writeFileAtomically() for bytes already in memory.
 llvm::Error writeFileAtomically(llvm::StringRef Path, llvm::StringRef Data);
+
+/// Writes \p Data to \p Path in place, with no temporary file: for files in
+/// a private directory that nothing reads before this returns. A failed
+/// write (a full disk) is an error naming \p Path, never an abort.
+llvm::Error writeFileDirectly(llvm::StringRef Path, llvm::StringRef Data);
 
 } // namespace offload
 

@@ -16,7 +16,9 @@
 #include "gtest/gtest.h"
 
 #include <algorithm>
+#include <fcntl.h>
 #include <string>
+#include <unistd.h>
 #include <vector>
 
 using namespace llvm;
@@ -178,6 +180,44 @@ TEST_F(AtomicOutputTest, StandardOutput) {
   }));
   EXPECT_THAT(Msg, HasSubstr("stdout failed"));
   EXPECT_EQ(list(), Names());
+}
+
+// While the writer runs, the file has no name: a process killed then leaves
+// nothing behind (where the file system has anonymous files).
+TEST_F(AtomicOutputTest, NothingNamedWhileWriting) {
+  int Probe = ::open(Dir.c_str(), O_TMPFILE | O_WRONLY, 0600);
+  if (Probe < 0)
+    GTEST_SKIP() << "no O_TMPFILE in " << Dir.str().str();
+  ::close(Probe);
+  std::string Out = path("out.bin");
+  writeFile(Out, "old");
+  ASSERT_TRUE(succeeded(writeFileAtomically(Out, [&](raw_ostream &OS) {
+    OS << "new";
+    OS.flush();
+    EXPECT_EQ(list(), Names({"out.bin"}));
+    EXPECT_EQ(contents(Out), "old");
+    return Error::success();
+  })));
+  EXPECT_EQ(contents(Out), "new");
+  EXPECT_EQ(list(), Names({"out.bin"}));
+}
+
+// writeFileDirectly writes in place; a failure names the file.
+TEST_F(AtomicOutputTest, WritesDirectly) {
+  ASSERT_TRUE(succeeded(writeFileDirectly(path("scratch"), "bytes")));
+  EXPECT_EQ(contents(path("scratch")), "bytes");
+  std::string Missing = path("no-such-dir/scratch");
+  EXPECT_THAT(errorMessage(writeFileDirectly(Missing, "bytes")),
+              HasSubstr("cannot write '" + Missing + "': "));
+}
+
+// A full disk is an error, not "LLVM ERROR: IO failure" from the stream's
+// destructor. /dev/full answers every write with ENOSPC.
+TEST_F(AtomicOutputTest, WriteDirectlyToFullDevice) {
+  if (!sys::fs::exists("/dev/full"))
+    GTEST_SKIP() << "no /dev/full";
+  EXPECT_THAT(errorMessage(writeFileDirectly("/dev/full", "bytes")),
+              HasSubstr("cannot write '/dev/full': No space left on device"));
 }
 
 } // namespace
