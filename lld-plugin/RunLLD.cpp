@@ -10,6 +10,8 @@
 #include "llvm/Support/CrashRecoveryContext.h"
 #include "llvm/Support/MemoryBuffer.h"
 
+#include <signal.h>
+
 LLD_HAS_DRIVER(elf)
 
 namespace offload {
@@ -34,7 +36,13 @@ int runLLDCapturing(llvm::ArrayRef<std::string> Args, std::string &Out,
   // LLD ends the process on a fatal error (a malformed input), its message
   // still in the string; crash recovery brings control back here instead.
   // LLD cannot run again after that (canRunLLDAgain() says so).
+  // Crash recovery takes SIGBUS too; a full disk under a memory-mapped
+  // output ends the whole link with an error about the file instead (see
+  // support/MappedFileFaults.h).
+  struct sigaction BusAction;
+  sigaction(SIGBUS, nullptr, &BusAction);
   llvm::CrashRecoveryContext::Enable();
+  sigaction(SIGBUS, &BusAction, nullptr);
   int RC = runLLD(Args, OutOS, ErrOS);
   llvm::CrashRecoveryContext::Disable();
   return RC;

@@ -9,6 +9,8 @@
 #ifndef LLD_OFFLOAD_TOOLS_COMMON_TOOLSUPPORT_H
 #define LLD_OFFLOAD_TOOLS_COMMON_TOOLSUPPORT_H
 
+#include "support/MappedFileFaults.h"
+
 #include "llvm/ADT/StringRef.h"
 #include "llvm/ADT/Twine.h"
 #include "llvm/Support/CommandLine.h"
@@ -30,14 +32,17 @@ namespace tool {
 inline llvm::StringRef ToolName;
 
 /// The start of a tool's main(): InitLLVM for as long as this lives, ToolName
-/// from argv[0], and the command line parsed with only \p Category's options
-/// in --help.
+/// from argv[0], SIGBUS on a mapped file reported as an error about it (see
+/// support/MappedFileFaults.h), and the command line parsed with only
+/// \p Category's options in --help.
 class ToolInit {
 public:
   ToolInit(int &Argc, char **&Argv, llvm::cl::OptionCategory &Category,
            llvm::StringRef Overview)
       : Init(Argc, Argv) {
+    // The file name is the end of argv[0], so it is NUL-terminated.
     ToolName = llvm::sys::path::filename(Argv[0]);
+    reportMappedFileFaults(ToolName.data());
     llvm::cl::HideUnrelatedOptions(Category);
     llvm::cl::ParseCommandLineOptions(Argc, Argv, Overview);
   }

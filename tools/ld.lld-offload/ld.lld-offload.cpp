@@ -13,6 +13,7 @@
 #include "lld-plugin/RegisterImages.h"
 #include "lld-plugin/RunLLD.h"
 #include "lld-plugin/WorkDir.h"
+#include "support/MappedFileFaults.h"
 
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/Support/FileSystem.h"
@@ -303,6 +304,8 @@ int link(ArrayRef<const char *> Argv) {
 
 int main(int Argc, char **Argv) {
   InitLLVM X(Argc, Argv);
+  // A full disk under a memory-mapped output is an error, not a crash.
+  reportMappedFileFaults(ToolName);
   // A parallel device link runs here, in a worker process of its own.
   if (Argc > 1 && StringRef(Argv[1]) == WorkerFlag) {
     std::vector<std::string> Args(Argv + 2, Argv + Argc);
