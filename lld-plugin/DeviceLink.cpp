@@ -19,6 +19,7 @@
 
 #include <chrono>
 #include <thread>
+#include <unistd.h>
 
 using namespace llvm;
 
@@ -384,6 +385,16 @@ Error runDeviceLinks(ArrayRef<PreparedDeviceLink> Links,
   if (Links.size() <= 1 || MaxJobs == 1 || (Options.UseJobserver && !Jobserver))
     return runInProcess(Links, Dir);
 
+  // Our workers' environment: ours, plus who their parent is.
+  std::vector<std::string> WorkerEnvStorage;
+  for (char **Var = environ; *Var; ++Var)
+    if (!StringRef(*Var).starts_with(std::string(WorkerParentVar) + "="))
+      WorkerEnvStorage.push_back(*Var);
+  WorkerEnvStorage.push_back(std::string(WorkerParentVar) + "=" +
+                             std::to_string(getpid()));
+  std::vector<StringRef> WorkerEnv(WorkerEnvStorage.begin(),
+                                   WorkerEnvStorage.end());
+
   std::vector<RunningLink> Running;
   Error Failure = Error::success();
   size_t Next = 0;
@@ -417,8 +428,11 @@ Error runDeviceLinks(ArrayRef<PreparedDeviceLink> Links,
                                               StringRef(ErrFile)};
       std::string ErrMsg;
       bool ExecFailed = false;
-      sys::ProcessInfo PI = sys::ExecuteNoWait(
-          Program, Argv, std::nullopt, Redirects, 0, &ErrMsg, &ExecFailed);
+      std::optional<ArrayRef<StringRef>> Env;
+      if (Link.Program.empty())
+        Env = WorkerEnv;
+      sys::ProcessInfo PI = sys::ExecuteNoWait(Program, Argv, Env, Redirects, 0,
+                                               &ErrMsg, &ExecFailed);
       if (ExecFailed) {
         if (Jobserver)
           Jobserver->release(std::move(Slot));

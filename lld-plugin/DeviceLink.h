@@ -77,6 +77,10 @@ llvm::Error runDeviceLinks(llvm::ArrayRef<PreparedDeviceLink> Links,
 /// The argument that starts this executable as a device-link worker: the
 /// arguments after it go to LLD as they are.
 constexpr const char *WorkerFlag = "--offload-device-link-worker";
+/// The environment variable that tells a worker its parent's process ID, so
+/// that it can tell whether the parent died before the worker asked to die
+/// with it (prctl's PR_SET_PDEATHSIG).
+constexpr const char *WorkerParentVar = "LLD_OFFLOAD_WORKER_PARENT";
 
 } // namespace offload
 

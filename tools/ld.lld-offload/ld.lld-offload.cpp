@@ -13,7 +13,10 @@
 #include "lld-plugin/RegisterImages.h"
 #include "lld-plugin/RunLLD.h"
 #include "lld-plugin/WorkDir.h"
+#include "support/CleanupGuard.h"
 #include "support/MappedFileFaults.h"
+
+#include "lld/Common/Filesystem.h"
 
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/Support/FileSystem.h"
@@ -24,6 +27,8 @@
 #include "llvm/Support/WithColor.h"
 
 #include <chrono>
+#include <signal.h>
+#include <sys/prctl.h>
 
 using namespace llvm;
 using namespace offload;
@@ -137,16 +142,33 @@ int link(ArrayRef<const char *> Argv) {
     timeTraceProfilerCleanup();
   });
 
-  // Nothing of ours to do: LLD alone, exactly as ld.lld would link. A fat
-  // relocatable link keeps device code as it is: LLD merges the sections.
   if (CL.Help) {
     int Status = linkHost(CL, {});
     printOffloadHelp(outs());
     return Status;
   }
-  if (Opts.Disabled || CL.InfoOnly ||
+  if (CL.InfoOnly)
+    return linkHost(CL, {});
+
+  // A link killed mid-way runs no cleanup: a helper process removes LLD's
+  // temporary output and our work directory if this one dies.
+  Expected<std::unique_ptr<CleanupGuard>> Guard = CleanupGuard::start();
+  if (!Guard)
+    return fail(Guard.takeError());
+  (*Guard)->removeOutputTemporaries(CL.Output);
+
+  // Nothing of ours to do: LLD alone, exactly as ld.lld would link. A fat
+  // relocatable link keeps device code as it is: LLD merges the sections.
+  if (Opts.Disabled ||
       (CL.Relocatable && Opts.Relocatable == RelocatableMode::Fat))
     return linkHost(CL, {});
+
+  // Fail now if the output cannot be written, as LLD would at the end, with
+  // LLD's words, before the device links have spent their time.
+  if (!Opts.DryRun)
+    if (std::error_code EC = lld::tryCreateFile(CL.Output))
+      return fail(createStringError(EC, "cannot open output file %s: %s",
+                                    CL.Output.c_str(), EC.message().c_str()));
 
   // Somewhere for what LLD reads from files: the probe's report, device
   // images, linked images, the registration object. Gone after the link
@@ -155,6 +177,8 @@ int link(ArrayRef<const char *> Argv) {
       WorkDir::create(CL.Output, Opts.SaveTemps);
   if (!Dir)
     return fail(Dir.takeError());
+  if (!Opts.SaveTemps)
+    (*Guard)->removeDirectory((*Dir)->dir());
 
   // Ask LLD which files and archive members this link loads.
   Expected<LoadedInputs> Loaded = [&] {
@@ -302,10 +326,24 @@ int link(ArrayRef<const char *> Argv) {
 
 } // namespace
 
+/// A worker dies with the link that started it, rather than go on writing
+/// into a work directory that is being removed; also when that link died
+/// before the worker got here.
+static void dieWithParent() {
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  const char *Parent = getenv(WorkerParentVar);
+  if (Parent && std::to_string(getppid()) != Parent)
+    _exit(1);
+}
+
 int main(int Argc, char **Argv) {
   InitLLVM X(Argc, Argv);
   // A full disk under a memory-mapped output is an error, not a crash.
   reportMappedFileFaults(ToolName);
+  bool Worker = Argc > 1 && (StringRef(Argv[1]) == WorkerFlag ||
+                             StringRef(Argv[1]) == NVPTXWorkerFlag);
+  if (Worker)
+    dieWithParent();
   // A parallel device link runs here, in a worker process of its own.
   if (Argc > 1 && StringRef(Argv[1]) == WorkerFlag) {
     std::vector<std::string> Args(Argv + 2, Argv + Argc);
