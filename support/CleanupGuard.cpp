@@ -77,18 +77,18 @@ static int keepOnlyStdioAnd(int Socket) {
   return 3;
 }
 
-[[noreturn]] static void runHelper(int Socket) {
+/// The helper. It starts with every signal blocked (see start()), ignores
+/// those that would end it, and only then takes the parent's mask \p Mask:
+/// a signal sent in between is discarded, not acted on.
+[[noreturn]] static void runHelper(int Socket, const sigset_t &Mask) {
   for (int Sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE, SIGTSTP, SIGTTIN,
                   SIGTTOU, SIGUSR1, SIGUSR2})
     ::signal(Sig, SIG_IGN);
+  ::pthread_sigmask(SIG_SETMASK, &Mask, nullptr);
   // Out of the parent's process group, so that a signal to the whole group
   // (a build system stopping a job) leaves the helper to clean up.
   ::setsid();
   Socket = keepOnlyStdioAnd(Socket);
-  // Ready: from here on no signal but SIGKILL ends the helper.
-  char Ready = 'r';
-  if (::write(Socket, &Ready, 1) != 1)
-    ::_exit(0);
 
   std::string Records;
   char Buf[4096];
@@ -128,22 +128,20 @@ Expected<std::unique_ptr<CleanupGuard>> CleanupGuard::start() {
     return createStringError(std::error_code(errno, std::generic_category()),
                              "cannot start the clean-up helper: %s",
                              strerror(errno));
+  // Signals wait until the helper ignores them (runHelper); here, until the
+  // fork is done, so that none is lost.
+  sigset_t All, Mask;
+  sigfillset(&All);
+  ::pthread_sigmask(SIG_SETMASK, &All, &Mask);
   pid_t Pid = ::fork();
   if (Pid == 0) {
     ::close(Fds[0]);
-    runHelper(Fds[1]);
+    runHelper(Fds[1], Mask);
   }
   int Errno = errno;
+  ::pthread_sigmask(SIG_SETMASK, &Mask, nullptr);
   ::close(Fds[1]);
-  // Wait until the helper ignores the signals that would end it.
-  char Ready = 0;
-  if (Pid > 0) {
-    ssize_t N;
-    while ((N = ::read(Fds[0], &Ready, 1)) < 0 && errno == EINTR) {
-    }
-    Errno = N == 1 ? 0 : N == 0 ? ECHILD : errno;
-  }
-  if (Pid < 0 || Ready != 'r') {
+  if (Pid < 0) {
     ::close(Fds[0]);
     return createStringError(std::error_code(Errno, std::generic_category()),
                              "cannot start the clean-up helper: %s",
