@@ -282,8 +282,10 @@ void Inspector::walkBundleEntries(ArrayRef<BundleEntry> Entries, StringRef Base,
     }
     Expected<BundleEntryID> ID = BundleEntryID::parse(Entry.ID);
     if (!ID) {
-      // Not an ID the bundler would write; still an image, named as stored.
-      consumeError(ID.takeError());
+      // Not an ID the bundler would write or read: listed as stored, with
+      // the error (the bundler refuses the file).
+      fail(Child,
+           createStringError(Child.Location + ": " + toString(ID.takeError())));
       Child.TheType = InspectNode::Type::Image;
       Child.ImageKind = detectImageKind(Entry.Data).str();
       addImage(std::move(Child), Ctx, Into);

@@ -2,6 +2,7 @@
 """Generates malformed inputs from valid seeds and runs our tools on them.
 
     malformed.py SEEDS OUT --packager P --bundler B --wrapper W --ld L
+                 --inspect I
 
 SEEDS holds valid files made by the test's RUN lines (names below); OUT gets
 one file per malformed input and the outputs the tools are asked to write.
@@ -12,6 +13,7 @@ next to it). Prints one line per failure and a summary.
 
 import argparse
 import os
+import shutil
 import struct
 import subprocess
 import sys
@@ -73,7 +75,7 @@ def main():
                     "reported elsewhere): reported as KNOWN, not FAIL")
     ap.add_argument("seeds")
     ap.add_argument("out")
-    for t in ("packager", "bundler", "wrapper", "ld"):
+    for t in ("packager", "bundler", "wrapper", "ld", "inspect"):
         ap.add_argument("--" + t)
     a = ap.parse_args()
     S = lambda n: bytearray(open(os.path.join(a.seeds, n), "rb").read())
@@ -224,8 +226,17 @@ def main():
     # --- commands per kind ---------------------------------------------------
     T = "x86_64-pc-linux-gnu"
 
-    def cmds(kind, f, out):
+    # A text file without bundle markers is malformed only for -unbundle:
+    # to offload-inspect it is plain data without device images.
+    plain_data = {"text-no-bundles"}
+
+    def cmds(name, kind, f, out):
         pk, bd, wr, ld = a.packager, a.bundler, a.wrapper, a.ld
+        # offload-inspect reads every kind of input; --extract must write
+        # nothing when there was an error.
+        inspect = [] if name in plain_data else [
+            [a.inspect, f], [a.inspect, "--json", f],
+            [a.inspect, "--extract=" + out, f]]
         extract = [pk, f, "--image=triple=%s,file=%s" % (T, out)]
         extract_ar = [pk, f, "--image=triple=%s,file=%s" % (T, out),
                       "--archive"]
@@ -236,7 +247,7 @@ def main():
         unb = lambda t: [bd, "-unbundle", "-type=" + t, "-input=" + f,
                          "-targets=" + HOST_ID + "," + OMP_ID,
                          "-output=" + out, "-output=" + out + ".2"]
-        return {
+        return inspect + {
             "bin": [lst, extract, extract_ar, wrap],
             "bundle": [blist("bc"), unb("bc")],
             "text": [unb("ll")],
@@ -256,7 +267,7 @@ def main():
         with open(f, "wb") as fh:
             fh.write(data)
         for kind in kinds:
-            for i, cmd in enumerate(cmds(kind, f, f + ".out")):
+            for i, cmd in enumerate(cmds(name, kind, f, f + ".out")):
                 out = f + ".out"
                 runs += 1
                 p = subprocess.run(cmd, stdout=subprocess.PIPE,
@@ -271,8 +282,12 @@ def main():
                         if n.startswith(name + ".out")]
                 if left:
                     problems.append("left " + ", ".join(left))
-                for n in left:
-                    os.remove(os.path.join(a.out, n))
+                for n in left:  # offload-inspect --extract makes a folder
+                    path = os.path.join(a.out, n)
+                    if os.path.isdir(path):
+                        shutil.rmtree(path)
+                    else:
+                        os.remove(path)
                 key = "%s:%s:%d" % (name, kind, i)
                 if problems and key in a.known:
                     print("KNOWN %s: %s" % (key, "; ".join(problems)))
