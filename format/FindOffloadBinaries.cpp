@@ -3,6 +3,8 @@
 #include "format/FindOffloadBinaries.h"
 #include "format/CheckedArchive.h"
 
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/BinaryFormat/ELF.h"
 #include "llvm/BinaryFormat/Magic.h"
@@ -18,6 +20,9 @@
 #include "llvm/Object/Decompressor.h"
 #include "llvm/Object/ELFObjectFile.h"
 #include "llvm/Object/ObjectFile.h"
+#include "llvm/Support/FileSystem.h"
+
+#include <optional>
 
 using namespace llvm;
 using namespace llvm::object;
@@ -155,6 +160,15 @@ Error OffloadBinaryFinder::addFile(StringRef Path) {
                              EC.message().c_str());
   MemoryBufferRef Ref = **Buffer;
   Files.push_back(std::move(*Buffer));
+  // A thin archive inside may name this very file.
+  sys::fs::UniqueID ID;
+  bool Known = Path != "-" && !sys::fs::getUniqueID(Path, ID);
+  if (Known)
+    OpenFiles.push_back(ID);
+  scope_exit Pop([&] {
+    if (Known)
+      OpenFiles.pop_back();
+  });
   return addBuffer(Ref, Path);
 }
 
@@ -264,6 +278,16 @@ Error OffloadBinaryFinder::scanObject(MemoryBufferRef Buffer,
 
 Error OffloadBinaryFinder::scanArchive(MemoryBufferRef Buffer,
                                        const OffloadOrigin &Where) {
+  // Each level recurses; a deep enough nest would overflow the stack.
+  if (ArchiveDepth == MaxArchiveDepth)
+    return withContext(Where,
+                       createStringError(inconvertibleErrorCode(),
+                                         "archives nested more than " +
+                                             Twine(MaxArchiveDepth) + " deep"));
+  ++ArchiveDepth;
+  scope_exit Leave([&] { --ArchiveDepth; });
+  // The bounds of every member header, and a thin archive's members are
+  // regular files (a FIFO would wait forever, /dev/zero fill the memory).
   Expected<std::unique_ptr<Archive>> Lib = createCheckedArchive(Buffer);
   if (!Lib)
     return withContext(Where, Lib.takeError());
@@ -282,6 +306,29 @@ Error OffloadBinaryFinder::scanArchive(MemoryBufferRef Buffer,
     Expected<StringRef> MemberName = Child.getName();
     if (!MemberName)
       return Fail(withContext(Where, MemberName.takeError()));
+    // A thin archive's member is a file, which must not be one that holds
+    // this archive: the scan would never end.
+    Expected<bool> Thin = isThinMember(Child);
+    if (!Thin)
+      return Fail(withContext(Where, Thin.takeError()));
+    std::optional<sys::fs::UniqueID> MemberFile;
+    if (*Thin) {
+      Expected<std::string> Path = Child.getFullName();
+      if (!Path)
+        return Fail(withContext(Where, Path.takeError()));
+      sys::fs::UniqueID ID;
+      if (!sys::fs::getUniqueID(*Path, ID)) {
+        if (is_contained(OpenFiles, ID))
+          return Fail(withContext(
+              Where, createStringError(
+                         inconvertibleErrorCode(),
+                         "thin archive member '" + *MemberName +
+                             "' (header at offset " +
+                             Twine(Child.getChildOffset()) + "): '" + *Path +
+                             "' is this archive or one that includes it")));
+        MemberFile = ID;
+      }
+    }
     Expected<MemoryBufferRef> Member = Child.getMemoryBufferRef();
     if (!Member)
       return Fail(withContext(Where, Member.takeError()));
@@ -289,7 +336,12 @@ Error OffloadBinaryFinder::scanArchive(MemoryBufferRef Buffer,
     InMember.Member = Where.Member.empty()
                           ? MemberName->str()
                           : Where.Member + ")(" + MemberName->str();
-    if (Error E = scan(*Member, InMember))
+    if (MemberFile)
+      OpenFiles.push_back(*MemberFile);
+    Error E = scan(*Member, InMember);
+    if (MemberFile)
+      OpenFiles.pop_back();
+    if (E)
       return Fail(std::move(E));
   }
   if (Err)

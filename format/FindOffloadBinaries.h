@@ -6,6 +6,8 @@
 // name), archives (every member, thin ones too, nested ones recursively),
 // LLVM bitcode (globals listed in `!llvm.embedded.objects`) and raw files
 // that start with the magic. Other files hold no binaries and are no error.
+// Archives nest at most MaxArchiveDepth deep, and a thin archive may not
+// name a file that contains it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,6 +18,7 @@
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/Object/Archive.h"
+#include "llvm/Support/FileSystem/UniqueID.h"
 
 namespace offload {
 
@@ -46,6 +49,10 @@ struct FoundOffloadBinary {
 /// buffer their views point into.
 class OffloadBinaryFinder {
 public:
+  /// How deep archives may nest, thin archives' member files included:
+  /// every level is a recursion, and a 1.4 MB file can nest 20,000 deep.
+  static constexpr unsigned MaxArchiveDepth = 16;
+
   /// Memory-maps the file at \p Path and collects the binaries it holds.
   llvm::Error addFile(llvm::StringRef Path);
 
@@ -72,6 +79,11 @@ private:
   std::vector<std::unique_ptr<llvm::MemoryBuffer>> Files;
   std::vector<std::unique_ptr<llvm::object::Archive>> Archives;
   std::vector<FoundOffloadBinary> Found;
+  /// The files being read, outermost first: the input, then the thin
+  /// archive members around the current one.
+  std::vector<llvm::sys::fs::UniqueID> OpenFiles;
+  /// How many archives enclose what is being scanned.
+  unsigned ArchiveDepth = 0;
 };
 
 } // namespace offload

@@ -94,4 +94,48 @@ TEST(CheckedArchiveTest, CreateRefusesBeforeLLVMReads) {
   consumeError(A.takeError());
 }
 
+/// A 60-byte member header.
+std::string header(StringRef Name, uint64_t Size) {
+  std::string H = (Name + std::string(16 - Name.size(), ' ')).str();
+  H += "0           0     0     644     ";
+  std::string SizeField = std::to_string(Size);
+  H += SizeField + std::string(10 - SizeField.size(), ' ') + "`\n";
+  EXPECT_EQ(H.size(), 60u);
+  return H;
+}
+
+// finding 10: LLVM reads a name that starts with '/' up to the first space,
+// so "/ X" is the symbol table to it and its data lies in the thin archive.
+// Its size must fit like any table's.
+TEST(CheckedArchiveTest, ThinTableNamesReadAsLLVMDoes) {
+  std::string Data =
+      "!<thin>\n" + header("//", 0) + header("/ X", 5000) + header("a.o/", 0);
+  EXPECT_EQ(check(Data),
+            std::string("truncated or malformed archive: member header at "
+                        "offset 68: member of 5000 bytes extends past the end "
+                        "of the archive (60 bytes left)"));
+  // Before the check, LLVM handed out the member's 5000 bytes.
+  Expected<std::unique_ptr<object::Archive>> A =
+      createCheckedArchive(MemoryBufferRef(Data, "thin.a"));
+  ASSERT_FALSE(bool(A));
+  consumeError(A.takeError());
+  // A table of the right size is fine, "/ X" or not.
+  std::string Fits = "!<thin>\n" + header("//", 0) + header("/ X", 4) + "abcd";
+  EXPECT_EQ(check(Fits), "");
+  // Other names with a space are members with no data here.
+  EXPECT_EQ(check("!<thin>\n" + header("a b/", 5000)), "");
+}
+
+// A BSD long name follows its header, in a thin archive as elsewhere; LLVM
+// checks it only against the header's size field.
+TEST(CheckedArchiveTest, ThinLongNamePastTheEnd) {
+  EXPECT_EQ(check("!<thin>\n" + header("#1/64", 64)),
+            std::string("truncated or malformed archive: member header at "
+                        "offset 8: name of 64 bytes extends past the end of "
+                        "the archive (0 bytes left)"));
+  // A thin member's header is followed by the next header, which such a
+  // name then overlaps: odd, but within the archive.
+  EXPECT_EQ(check("!<thin>\n" + header("#1/4", 4) + header("b.o/", 0)), "");
+}
+
 } // namespace
