@@ -1,15 +1,17 @@
-//===- support/CleanupGuard.h - Cleaning up after a killed process -*- C++ -*-//
+//===- support/CleanupGuard.h - Cleaning up after a killed link -*- C++ -*-===//
 //
-// A process that is killed (SIGKILL, an out-of-memory kill, a crash, or an
+// A process that is killed (SIGKILL, the out-of-memory killer, a crash, or an
 // exit() deep inside LLD) runs none of its cleanup, so its temporary files
 // stay behind: ld.lld-offload's work directory of device images, and the
-// "<output>.tmpXXXXXXX" file LLD writes the output to. A CleanupGuard is a
-// small helper process, forked at start-up, that outlives this one: it is
-// told what to remove, and removes it if this process ends without saying
-// it is done. It ignores the signals a terminal or a build system sends
-// (SIGINT, SIGTERM, SIGHUP) and leaves the process group, so that it lives
-// until it has cleaned up; it keeps standard output and error open, so that
-// whoever reads them to their end sees the end only after it has.
+// "<output>.tmpXXXXXXX" file LLD writes the output to. A CleanupGuard starts
+// a small helper process (a few lines of /bin/sh) that outlives the link:
+// it removes those files unless the link says it is done. The helper is in a
+// session of its own and has SIGINT, SIGTERM, SIGHUP and the like blocked,
+// so that a terminal or a build system stopping the job leaves it to clean
+// up; it keeps standard output and error open until it has, so that whoever
+// reads them to their end sees what remains only after that. It is spawned,
+// not forked: a forked copy would make the kernel copy every page the link
+// writes afterwards.
 //
 //===----------------------------------------------------------------------===//
 
@@ -23,25 +25,23 @@
 
 namespace offload {
 
-/// The helper process. While this object lives, an end of this process by
-/// anything but the object's destruction removes what it was told to.
+/// The helper. While this object lives, an end of this process by anything
+/// but the object's destruction removes \p WorkDir and the temporaries of
+/// \p Output.
 class CleanupGuard {
 public:
-  /// Forks the helper. Call it before any thread starts: the helper is a
-  /// copy of this process and uses its allocator.
-  static llvm::Expected<std::unique_ptr<CleanupGuard>> start();
-  /// Says this process is done (it cleaned up itself) and lets the helper go.
+  /// Starts the helper for a link that writes \p Output (LLVM's
+  /// FileOutputBuffer temporaries "<Output>.tmp" and seven hexadecimal
+  /// digits are removed) and keeps intermediates in \p WorkDir (removed with
+  /// all it holds; empty for none).
+  static llvm::Expected<std::unique_ptr<CleanupGuard>>
+  start(llvm::StringRef Output, llvm::StringRef WorkDir);
+  /// Says this process is done (it cleaned up itself) and lets the helper
+  /// go.
   ~CleanupGuard();
-
-  /// Remove the directory \p Dir and all it holds.
-  void removeDirectory(llvm::StringRef Dir);
-  /// Remove the temporary files LLVM's FileOutputBuffer makes for \p Output
-  /// (LLD's output): "<Output>.tmp" and seven hexadecimal digits.
-  void removeOutputTemporaries(llvm::StringRef Output);
 
 private:
   explicit CleanupGuard(int Socket) : Socket(Socket) {}
-  void send(char Op, llvm::StringRef Path);
   int Socket;
 };
 

@@ -150,18 +150,17 @@ int link(ArrayRef<const char *> Argv) {
   if (CL.InfoOnly)
     return linkHost(CL, {});
 
-  // A link killed mid-way runs no cleanup: a helper process removes LLD's
-  // temporary output and our work directory if this one dies.
-  Expected<std::unique_ptr<CleanupGuard>> Guard = CleanupGuard::start();
-  if (!Guard)
-    return fail(Guard.takeError());
-  (*Guard)->removeOutputTemporaries(CL.Output);
-
   // Nothing of ours to do: LLD alone, exactly as ld.lld would link. A fat
   // relocatable link keeps device code as it is: LLD merges the sections.
+  // A helper removes LLD's temporary output if the link is killed.
   if (Opts.Disabled ||
-      (CL.Relocatable && Opts.Relocatable == RelocatableMode::Fat))
+      (CL.Relocatable && Opts.Relocatable == RelocatableMode::Fat)) {
+    Expected<std::unique_ptr<CleanupGuard>> Guard =
+        CleanupGuard::start(CL.Output, "");
+    if (!Guard)
+      return fail(Guard.takeError());
     return linkHost(CL, {});
+  }
 
   // Fail now if the output cannot be written, as LLD would at the end, with
   // LLD's words, before the device links have spent their time.
@@ -172,13 +171,21 @@ int link(ArrayRef<const char *> Argv) {
 
   // Somewhere for what LLD reads from files: the probe's report, device
   // images, linked images, the registration object. Gone after the link
-  // unless --offload-save-temps.
+  // unless --offload-save-temps. (The guard below outlives it.)
+  std::unique_ptr<CleanupGuard> Guard;
   Expected<std::unique_ptr<WorkDir>> Dir =
       WorkDir::create(CL.Output, Opts.SaveTemps);
   if (!Dir)
     return fail(Dir.takeError());
-  if (!Opts.SaveTemps)
-    (*Guard)->removeDirectory((*Dir)->dir());
+
+  // A link killed from here on runs no cleanup: a helper removes the work
+  // directory and LLD's temporary output if this process ends without
+  // saying it is done.
+  Expected<std::unique_ptr<CleanupGuard>> Started = CleanupGuard::start(
+      CL.Output, Opts.SaveTemps ? StringRef() : StringRef((*Dir)->dir()));
+  if (!Started)
+    return fail(Started.takeError());
+  Guard = std::move(*Started);
 
   // Ask LLD which files and archive members this link loads.
   Expected<LoadedInputs> Loaded = [&] {

@@ -38,24 +38,25 @@ protected:
   std::string path(StringRef Name) const { return (Dir + "/" + Name).str(); }
   static void touch(const std::string &Path) { std::ofstream(Path) << "x"; }
 
-  /// Runs \p Body in a child process that starts a guard for the work
-  /// directory and the output "app", and returns the child's wait status
-  /// once the helper is done (it holds the pipe given as its stdout).
-  template <typename Fn> int runChild(Fn Body) {
+  /// Runs \p Body in a child process that starts a guard for the output
+  /// \p Output and the work directory \p WorkDir, and returns the child's
+  /// wait status once the helper is done (it holds the pipe given as its
+  /// stdout until then).
+  template <typename Fn>
+  int runChild(Fn Body, StringRef Output = "app", StringRef WorkDir = "work") {
     int Pipe[2];
     EXPECT_EQ(::pipe(Pipe), 0);
     pid_t Pid = ::fork();
     if (Pid == 0) {
-      // A process group of its own, which the helper starts in and leaves.
+      // A process group of its own; the helper is in a session of its own.
       ::setpgid(0, 0);
       ::dup2(Pipe[1], STDOUT_FILENO);
       ::close(Pipe[0]);
       ::close(Pipe[1]);
-      Expected<std::unique_ptr<CleanupGuard>> Guard = CleanupGuard::start();
+      Expected<std::unique_ptr<CleanupGuard>> Guard = CleanupGuard::start(
+          path(Output), WorkDir.empty() ? "" : path(WorkDir));
       if (!Guard)
         ::_exit(99);
-      (*Guard)->removeDirectory(Work);
-      (*Guard)->removeOutputTemporaries(path("app"));
       Body(*Guard);
       ::_exit(0);
     }
@@ -120,12 +121,38 @@ TEST_F(CleanupGuardTest, CleanEndRemovesNothing) {
 TEST_F(CleanupGuardTest, HelperOutlivesTermination) {
   int Status = runChild([](std::unique_ptr<CleanupGuard> &) {
     ::signal(SIGTERM, SIG_DFL);
-    ::kill(0, SIGTERM); // the child's process group, which the helper left
+    ::kill(0, SIGTERM); // the child's process group
     ::kill(::getpid(), SIGTERM);
   });
   ASSERT_TRUE(WIFSIGNALED(Status));
   EXPECT_EQ(WTERMSIG(Status), SIGTERM);
   EXPECT_FALSE(sys::fs::exists(Work));
+}
+
+// Without a work directory (a link that is LLD's alone), only the
+// output's temporaries go.
+TEST_F(CleanupGuardTest, OutputOnly) {
+  touch(path("app.tmp0123abc"));
+  int Status = runChild(
+      [](std::unique_ptr<CleanupGuard> &) { ::kill(::getpid(), SIGKILL); },
+      "app", "");
+  ASSERT_TRUE(WIFSIGNALED(Status));
+  EXPECT_TRUE(sys::fs::exists(Work + "/nested/deeper.o"));
+  EXPECT_FALSE(sys::fs::exists(path("app.tmp0123abc")));
+}
+
+// An output whose name has spaces and pattern characters is taken as it is.
+TEST_F(CleanupGuardTest, OutputNameIsNotAPattern) {
+  for (const char *Name :
+       {"my app[1].tmp0123abc", "my app1.tmp0123abc", "my*.tmp0123abc"})
+    touch(path(Name));
+  int Status = runChild(
+      [](std::unique_ptr<CleanupGuard> &) { ::kill(::getpid(), SIGKILL); },
+      "my app[1]", "");
+  ASSERT_TRUE(WIFSIGNALED(Status));
+  EXPECT_FALSE(sys::fs::exists(path("my app[1].tmp0123abc")));
+  EXPECT_TRUE(sys::fs::exists(path("my app1.tmp0123abc")));
+  EXPECT_TRUE(sys::fs::exists(path("my*.tmp0123abc")));
 }
 
 } // namespace
