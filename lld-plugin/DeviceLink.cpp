@@ -386,12 +386,12 @@ Error runDeviceLinks(ArrayRef<PreparedDeviceLink> Links,
     return runInProcess(Links, Dir);
 
   // Our workers' environment: ours, plus who their parent is.
+  std::string ParentPrefix = std::string(WorkerParentVar) + "=";
   std::vector<std::string> WorkerEnvStorage;
   for (char **Var = environ; *Var; ++Var)
-    if (!StringRef(*Var).starts_with(std::string(WorkerParentVar) + "="))
+    if (!StringRef(*Var).starts_with(ParentPrefix))
       WorkerEnvStorage.push_back(*Var);
-  WorkerEnvStorage.push_back(std::string(WorkerParentVar) + "=" +
-                             std::to_string(getpid()));
+  WorkerEnvStorage.push_back(ParentPrefix + std::to_string(getpid()));
   std::vector<StringRef> WorkerEnv(WorkerEnvStorage.begin(),
                                    WorkerEnvStorage.end());
 

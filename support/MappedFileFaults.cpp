@@ -91,6 +91,8 @@ static bool findMapping(uintptr_t Addr, Mapping &M) {
   char Buf[8192];
   size_t Have = 0;
   bool Found = false;
+  // Inside a line longer than the buffer, which is skipped to its end.
+  bool Skipping = false;
   for (;;) {
     ssize_t N = ::read(FD, Buf + Have, sizeof(Buf) - Have);
     if (N <= 0)
@@ -100,15 +102,19 @@ static bool findMapping(uintptr_t Addr, Mapping &M) {
     char *Newline;
     while (!Found && (Newline = static_cast<char *>(
                           memchr(LineStart, '\n', Buf + Have - LineStart)))) {
-      Found = lineMaps(LineStart, Newline, Addr, M);
+      if (!Skipping)
+        Found = lineMaps(LineStart, Newline, Addr, M);
+      Skipping = false;
       LineStart = Newline + 1;
     }
     if (Found)
       break;
-    // Keep the unfinished line; one longer than the buffer is skipped.
+    // Keep the unfinished line, unless it fills the buffer.
     Have = Buf + Have - LineStart;
-    if (Have == sizeof(Buf))
+    if (Have == sizeof(Buf)) {
       Have = 0;
+      Skipping = true;
+    }
     memmove(Buf, LineStart, Have);
   }
   ::close(FD);
