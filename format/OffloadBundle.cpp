@@ -40,18 +40,38 @@ static Error bundleError(StringRef Name, uint64_t Offset, const Twine &Msg) {
                                Msg);
 }
 
-Expected<std::vector<BundleEntry>> readBinaryBundle(StringRef Data,
+uint64_t BinaryBundleHeader::payloadEnd() const {
+  uint64_t End = HeaderSize;
+  for (const BundleEntryLocation &E : Entries)
+    End = std::max(End, E.Offset + E.Size);
+  return End;
+}
+
+Expected<BinaryBundleHeader> readBinaryBundleHeader(BundlePrefix Prefix,
+                                                    uint64_t BundleSize,
                                                     StringRef Name) {
-  if (!isBinaryBundle(Data))
-    return bundleError(Name, 0, "not an offload bundle (no " + BundleMagic +
-                                    " magic)");
+  StringRef Head;
+  // Makes the first Size bytes available in Head.
+  auto Need = [&](uint64_t Size) -> Error {
+    Expected<StringRef> P = Prefix(Size);
+    if (!P)
+      return P.takeError();
+    Head = *P;
+    return Error::success();
+  };
+  if (Error E = Need(std::min<uint64_t>(BundleSize, BundleMagic.size())))
+    return std::move(E);
+  if (!isBinaryBundle(Head))
+    return bundleError(Name, 0,
+                       "not an offload bundle (no " + BundleMagic + " magic)");
   uint64_t At = BundleMagic.size();
   auto Read64 = [&](const char *What) -> Expected<uint64_t> {
-    if (Data.size() - At < 8)
-      return bundleError(Name, At,
-                         Twine("truncated bundle header: no room for the ") +
-                             What);
-    uint64_t V = support::endian::read64le(Data.data() + At);
+    if (BundleSize - At < 8)
+      return bundleError(
+          Name, At, Twine("truncated bundle header: no room for the ") + What);
+    if (Error E = Need(At + 8))
+      return std::move(E);
+    uint64_t V = support::endian::read64le(Head.data() + At);
     At += 8;
     return V;
   };
@@ -59,12 +79,13 @@ Expected<std::vector<BundleEntry>> readBinaryBundle(StringRef Data,
   if (!Count)
     return Count.takeError();
   // Each entry takes at least 24 header bytes: a count beyond that cannot be.
-  if (*Count > (Data.size() - At) / 24)
+  if (*Count > (BundleSize - At) / 24)
     return bundleError(Name, At - 8,
                        "entry count " + Twine(*Count) +
-                           " does not fit in the " + Twine(Data.size()) +
+                           " does not fit in the " + Twine(BundleSize) +
                            "-byte bundle");
-  std::vector<BundleEntry> Entries;
+  BinaryBundleHeader H;
+  StringMap<size_t> Seen;
   for (uint64_t I = 0; I != *Count; ++I) {
     uint64_t EntryAt = At;
     Expected<uint64_t> Offset = Read64("entry offset");
@@ -76,42 +97,71 @@ Expected<std::vector<BundleEntry>> readBinaryBundle(StringRef Data,
     Expected<uint64_t> IDSize = Read64("entry ID length");
     if (!IDSize)
       return IDSize.takeError();
-    if (*IDSize > Data.size() - At)
+    if (*IDSize > BundleSize - At)
       return bundleError(Name, At - 8,
-                         "entry " + Twine(I) + ": ID length " +
-                             Twine(*IDSize) + " runs past the end");
-    StringRef ID = Data.substr(At, *IDSize);
+                         "entry " + Twine(I) + ": ID length " + Twine(*IDSize) +
+                             " runs past the end");
+    if (Error E = Need(At + *IDSize))
+      return std::move(E);
+    BundleEntryLocation L;
+    L.ID = Head.substr(At, *IDSize).str();
+    L.IDOffset = At;
+    L.Offset = *Offset;
+    L.Size = *Size;
     At += *IDSize;
-    if (*Offset > Data.size() || *Size > Data.size() - *Offset)
+    if (*Offset > BundleSize || *Size > BundleSize - *Offset)
       return bundleError(Name, EntryAt,
-                         "entry " + Twine(I) + " (" + ID + "): " +
-                             Twine(*Size) + " bytes at offset " +
+                         "entry " + Twine(I) + " (" + L.ID +
+                             "): " + Twine(*Size) + " bytes at offset " +
                              Twine(*Offset) + " run past the end of the " +
-                             Twine(Data.size()) + "-byte bundle");
-    Entries.push_back({ID, Data.substr(*Offset, *Size)});
+                             Twine(BundleSize) + "-byte bundle");
+    if (!Seen.try_emplace(L.ID, I).second)
+      return bundleError(Name, 0, "entry ID '" + L.ID + "' appears twice");
+    H.Entries.push_back(std::move(L));
   }
-  // Payloads live after the header and apart from each other.
-  for (size_t I = 0; I != Entries.size(); ++I) {
-    uint64_t Begin = Entries[I].Data.data() - Data.data();
-    if (!Entries[I].Data.empty() && Begin < At)
-      return bundleError(Name, Begin,
-                         "entry " + Twine(I) + " (" + Entries[I].ID +
+  H.HeaderSize = At;
+  // Payloads live after the header and apart from each other: sorted by
+  // offset, each must end before the next begins.
+  std::vector<size_t> ByOffset;
+  for (size_t I = 0; I != H.Entries.size(); ++I) {
+    const BundleEntryLocation &E = H.Entries[I];
+    if (E.Size == 0)
+      continue;
+    if (E.Offset < At)
+      return bundleError(Name, E.Offset,
+                         "entry " + Twine(I) + " (" + E.ID +
                              ") overlaps the bundle header");
-    for (size_t J = 0; J != I; ++J) {
-      uint64_t OtherBegin = Entries[J].Data.data() - Data.data();
-      uint64_t End = Begin + Entries[I].Data.size();
-      uint64_t OtherEnd = OtherBegin + Entries[J].Data.size();
-      if (Begin < OtherEnd && OtherBegin < End)
-        return bundleError(Name, Begin,
-                           "entries " + Twine(J) + " (" + Entries[J].ID +
-                               ") and " + Twine(I) + " (" + Entries[I].ID +
-                               ") overlap");
-    }
-    for (size_t J = 0; J != I; ++J)
-      if (Entries[J].ID == Entries[I].ID)
-        return bundleError(Name, 0,
-                           "entry ID '" + Entries[I].ID + "' appears twice");
+    ByOffset.push_back(I);
   }
+  llvm::stable_sort(ByOffset, [&](size_t A, size_t B) {
+    return H.Entries[A].Offset < H.Entries[B].Offset;
+  });
+  for (size_t K = 1; K < ByOffset.size(); ++K) {
+    size_t A = ByOffset[K - 1], B = ByOffset[K];
+    if (H.Entries[B].Offset < H.Entries[A].Offset + H.Entries[A].Size) {
+      size_t J = std::min(A, B), I = std::max(A, B);
+      return bundleError(Name, H.Entries[I].Offset,
+                         "entries " + Twine(J) + " (" + H.Entries[J].ID +
+                             ") and " + Twine(I) + " (" + H.Entries[I].ID +
+                             ") overlap");
+    }
+  }
+  return std::move(H);
+}
+
+Expected<std::vector<BundleEntry>> readBinaryBundle(StringRef Data,
+                                                    StringRef Name) {
+  Expected<BinaryBundleHeader> H = readBinaryBundleHeader(
+      [&](uint64_t Size) -> Expected<StringRef> {
+        return Data.take_front(Size);
+      },
+      Data.size(), Name);
+  if (!H)
+    return H.takeError();
+  std::vector<BundleEntry> Entries;
+  for (const BundleEntryLocation &E : H->Entries)
+    Entries.push_back(
+        {Data.substr(E.IDOffset, E.ID.size()), Data.substr(E.Offset, E.Size)});
   return std::move(Entries);
 }
 
@@ -216,14 +266,30 @@ void writeTextBundle(raw_ostream &OS, ArrayRef<BundleEntryToWrite> Entries,
   }));
 }
 
-std::vector<BundleEntry> inBundlerOrder(ArrayRef<BundleEntry> Entries) {
+/// The indices of \p IDs in the iteration order of a StringMap filled with
+/// them in order (a repeated ID keeps its last index).
+template <typename T, typename GetID>
+static std::vector<size_t> stringMapOrder(ArrayRef<T> Items, GetID ID) {
   StringMap<size_t> Index;
-  for (size_t I = 0; I != Entries.size(); ++I)
-    Index[Entries[I].ID] = I;
-  std::vector<BundleEntry> Ordered;
+  for (size_t I = 0; I != Items.size(); ++I)
+    Index[ID(Items[I])] = I;
+  std::vector<size_t> Ordered;
   for (const auto &KV : Index)
-    Ordered.push_back(Entries[KV.getValue()]);
+    Ordered.push_back(KV.getValue());
   return Ordered;
+}
+
+std::vector<BundleEntry> inBundlerOrder(ArrayRef<BundleEntry> Entries) {
+  std::vector<BundleEntry> Ordered;
+  for (size_t I :
+       stringMapOrder(Entries, [](const BundleEntry &E) { return E.ID; }))
+    Ordered.push_back(Entries[I]);
+  return Ordered;
+}
+
+std::vector<size_t> inBundlerOrder(ArrayRef<BundleEntryLocation> Entries) {
+  return stringMapOrder(
+      Entries, [](const BundleEntryLocation &E) { return StringRef(E.ID); });
 }
 
 } // namespace offload

@@ -66,6 +66,39 @@ bool isBinaryBundle(llvm::StringRef Data);
 llvm::Expected<std::vector<BundleEntry>>
 readBinaryBundle(llvm::StringRef Data, llvm::StringRef Name);
 
+/// Where an entry of a binary bundle lies, as its header says.
+struct BundleEntryLocation {
+  std::string ID;
+  /// Where the ID is stored, from the start of the bundle.
+  uint64_t IDOffset = 0;
+  /// Where the payload is, from the start of the bundle, and its size.
+  uint64_t Offset = 0;
+  uint64_t Size = 0;
+};
+
+/// The header of a binary bundle: its size and the entries in header order.
+struct BinaryBundleHeader {
+  uint64_t HeaderSize = 0;
+  std::vector<BundleEntryLocation> Entries;
+  /// Where the last payload ends (the header's end if there is none).
+  uint64_t payloadEnd() const;
+};
+
+/// Gives exactly the first \p Size bytes of a bundle; asked only for sizes
+/// within the bundle.
+using BundlePrefix =
+    llvm::function_ref<llvm::Expected<llvm::StringRef>(uint64_t Size)>;
+
+/// Reads the header of a binary bundle of \p BundleSize bytes, asking
+/// \p Prefix for more of the bundle only as far as the header goes (so a
+/// compressed bundle is inflated no further than its header). Errors name
+/// \p Name, the offset and the problem, as readBinaryBundle()'s; sizes and
+/// offsets are checked against \p BundleSize, and a repeated ID is an error
+/// as soon as it is read.
+llvm::Expected<BinaryBundleHeader> readBinaryBundleHeader(BundlePrefix Prefix,
+                                                          uint64_t BundleSize,
+                                                          llvm::StringRef Name);
+
 /// The size of the binary bundle writeBinaryBundle() writes.
 uint64_t getBinaryBundleSize(llvm::ArrayRef<BundleEntryToWrite> Entries,
                              uint64_t Alignment);
@@ -107,6 +140,10 @@ llvm::Error writeTextBundle(llvm::raw_ostream &OS,
 /// entries of a binary bundle: that of an llvm::StringMap filled in header
 /// order, which our tool reproduces to print the same.
 std::vector<BundleEntry> inBundlerOrder(llvm::ArrayRef<BundleEntry> Entries);
+
+/// inBundlerOrder() for entries known by their location: the indices of
+/// \p Entries in the order clang-offload-bundler 22 visits them.
+std::vector<size_t> inBundlerOrder(llvm::ArrayRef<BundleEntryLocation> Entries);
 
 } // namespace offload
 
