@@ -11,7 +11,9 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
+#include <zlib.h>
 #include <zstd.h>
+#include <zstd_errors.h>
 
 using namespace llvm;
 
@@ -117,41 +119,313 @@ Expected<std::vector<StringRef>> splitCompressedBundles(StringRef Data,
   return std::move(Bundles);
 }
 
+/// The offset of the uncompressed-size field of a version's header.
+static uint64_t uncompressedSizeField(uint16_t Version) {
+  return Version == 1 ? 8 : Version == 2 ? 12 : 16;
+}
+
+struct CompressedBundleReader::Codec {
+  ZSTD_DStream *Zstd = nullptr;
+  z_stream Zlib{};
+  bool ZlibOpen = false;
+  /// zstd's last answer: 0 once a frame is complete and flushed.
+  size_t ZstdHint = 1;
+  /// Where skipped and probed bytes go.
+  std::unique_ptr<char[]> Scratch;
+
+  ~Codec() {
+    if (Zstd)
+      ZSTD_freeDStream(Zstd);
+    if (ZlibOpen)
+      inflateEnd(&Zlib);
+  }
+};
+
+static constexpr size_t ScratchSize = 256 << 10;
+
+CompressedBundleReader::~CompressedBundleReader() = default;
+
+Error CompressedBundleReader::fail(const Twine &Msg) {
+  return ccobError(Name, Base + Header.HeaderSize + InPos, Msg);
+}
+
+Error CompressedBundleReader::sizeError(const Twine &Msg) {
+  return ccobError(Name, Base + uncompressedSizeField(Header.Version), Msg);
+}
+
+Expected<std::unique_ptr<CompressedBundleReader>>
+CompressedBundleReader::open(StringRef Data, StringRef Name, uint64_t Base) {
+  Expected<CompressedBundleHeader> H =
+      readCompressedBundleHeader(Data, Name, Base);
+  if (!H)
+    return H.takeError();
+  std::unique_ptr<CompressedBundleReader> R(new CompressedBundleReader());
+  R->Header = *H;
+  R->Name = Name.str();
+  R->Base = Base;
+  uint64_t End = H->TotalSize ? *H->TotalSize : Data.size();
+  R->Compressed = Data.slice(H->HeaderSize, End);
+  // No format inflates by more than about 1:32000 (zstd's RLE blocks, 4
+  // bytes for 128 KiB); a header that asks for more cannot be right.
+  if (H->UncompressedSize / (1 << 16) > R->Compressed.size())
+    return ccobError(Name, Base + 8,
+                     "uncompressed size " + Twine(H->UncompressedSize) +
+                         " is implausible for " + Twine(R->Compressed.size()) +
+                         " compressed bytes");
+  R->State = std::make_unique<Codec>();
+  if (H->Method == compression::Format::Zstd) {
+    // The decoder's window is bounded by zstd's default limit (128 MiB,
+    // what every level writes); a frame that wants more is an error.
+    R->State->Zstd = ZSTD_createDStream();
+    if (!R->State->Zstd)
+      return R->fail("cannot create a zstd decoder");
+  } else {
+    if (inflateInit(&R->State->Zlib) != Z_OK)
+      return R->fail("cannot create a zlib decoder");
+    R->State->ZlibOpen = true;
+  }
+  return std::move(R);
+}
+
+void CompressedBundleReader::enableHash() {
+  assert(Position == 0 && "enableHash() after reading");
+  Hasher = std::make_unique<MD5>();
+}
+
+uint64_t CompressedBundleReader::hash() {
+  assert(Hasher && "enableHash() was not called");
+  MD5::MD5Result Result;
+  Hasher->final(Result);
+  return Result.low();
+}
+
+Expected<size_t> CompressedBundleReader::inflate(char *Out, size_t Size) {
+  size_t Done = 0;
+  if (State->Zstd) {
+    ZSTD_inBuffer In{Compressed.data(), Compressed.size(), InPos};
+    ZSTD_outBuffer O{Out, Size, 0};
+    while (O.pos < O.size && !Ended) {
+      if (In.pos == In.size) {
+        if (State->ZstdHint == 0) {
+          Ended = true;
+          break;
+        }
+        InPos = In.pos;
+        return fail("cannot inflate: the compressed data ends inside a zstd "
+                    "frame");
+      }
+      size_t R = ZSTD_decompressStream(State->Zstd, &O, &In);
+      if (ZSTD_isError(R)) {
+        InPos = In.pos;
+        if (ZSTD_getErrorCode(R) == ZSTD_error_frameParameter_windowTooLarge)
+          return fail("cannot inflate: the zstd frame needs a window of more "
+                      "than 128 MiB");
+        return fail(Twine("cannot inflate: zstd: ") + ZSTD_getErrorName(R));
+      }
+      State->ZstdHint = R;
+      if (R == 0 && In.pos == In.size)
+        Ended = true;
+    }
+    InPos = In.pos;
+    return O.pos;
+  }
+  z_stream &Z = State->Zlib;
+  while (Done < Size && !Ended) {
+    uint64_t InLeft = Compressed.size() - InPos;
+    Z.next_in = reinterpret_cast<Bytef *>(
+        const_cast<char *>(Compressed.data() + InPos));
+    Z.avail_in = static_cast<uInt>(std::min<uint64_t>(InLeft, UINT32_MAX));
+    Z.next_out = reinterpret_cast<Bytef *>(Out + Done);
+    Z.avail_out =
+        static_cast<uInt>(std::min<uint64_t>(Size - Done, UINT32_MAX));
+    uInt InBefore = Z.avail_in, OutBefore = Z.avail_out;
+    int R = ::inflate(&Z, Z_NO_FLUSH);
+    InPos += InBefore - Z.avail_in;
+    Done += OutBefore - Z.avail_out;
+    if (R == Z_STREAM_END) {
+      // Like zlib's uncompress(), which LLVM calls: bytes after the stream
+      // are not looked at.
+      Ended = true;
+      break;
+    }
+    if (R == Z_BUF_ERROR && InLeft == 0)
+      return fail("cannot inflate: the compressed data ends inside the zlib "
+                  "stream");
+    if (R != Z_OK && R != Z_BUF_ERROR)
+      return fail(Twine("cannot inflate: zlib: ") +
+                  (Z.msg ? Z.msg : "error " + Twine(R).str()));
+  }
+  return Done;
+}
+
+Expected<size_t> CompressedBundleReader::read(char *Buffer, size_t Size) {
+  uint64_t Left = Header.UncompressedSize - Position;
+  if (Left == 0) {
+    // Everything the header promised was delivered: the data must end here.
+    if (!Ended) {
+      if (!State->Scratch)
+        State->Scratch.reset(new char[ScratchSize]);
+      Expected<size_t> Extra = inflate(State->Scratch.get(), 1);
+      if (!Extra)
+        return Extra.takeError();
+      if (*Extra)
+        return sizeError("the data inflates to more than the " +
+                         Twine(Header.UncompressedSize) +
+                         " bytes the header says");
+    }
+    return 0;
+  }
+  size_t Want = static_cast<size_t>(std::min<uint64_t>(Size, Left));
+  Expected<size_t> N = inflate(Buffer, Want);
+  if (!N)
+    return N.takeError();
+  if (Hasher)
+    Hasher->update(
+        ArrayRef<uint8_t>(reinterpret_cast<const uint8_t *>(Buffer), *N));
+  Position += *N;
+  if (*N < Want)
+    return sizeError("the data inflates to " + Twine(Position) +
+                     " bytes where the header says " +
+                     Twine(Header.UncompressedSize));
+  return *N;
+}
+
+Error CompressedBundleReader::readExactly(char *Buffer, size_t Size) {
+  while (Size) {
+    Expected<size_t> N = read(Buffer, Size);
+    if (!N)
+      return N.takeError();
+    if (*N == 0)
+      return sizeError("the data ends at " + Twine(Position) +
+                       " bytes, short of the " + Twine(Size) + " more needed");
+    Buffer += *N;
+    Size -= *N;
+  }
+  return Error::success();
+}
+
+Error CompressedBundleReader::skip(uint64_t Size) {
+  if (!State->Scratch)
+    State->Scratch.reset(new char[ScratchSize]);
+  while (Size) {
+    size_t Chunk = static_cast<size_t>(std::min<uint64_t>(Size, ScratchSize));
+    if (Error E = readExactly(State->Scratch.get(), Chunk))
+      return E;
+    Size -= Chunk;
+  }
+  return Error::success();
+}
+
+Error CompressedBundleReader::finish() {
+  if (Error E = skip(Header.UncompressedSize - Position))
+    return E;
+  Expected<size_t> Extra = read(nullptr, 0);
+  if (!Extra)
+    return Extra.takeError();
+  return Error::success();
+}
+
+Expected<std::optional<BinaryBundleHeader>>
+readInflatedBundleHeader(CompressedBundleReader &Reader) {
+  uint64_t Size = Reader.header().UncompressedSize;
+  SmallVector<char, 0> Prefix;
+  auto GetPrefix = [&](uint64_t Want) -> Expected<StringRef> {
+    assert(Want <= Size && "prefix past the bundle");
+    if (Want > Prefix.size()) {
+      size_t At = Prefix.size();
+      Prefix.resize_for_overwrite(Want);
+      if (Error E = Reader.readExactly(Prefix.data() + At, Want - At))
+        return std::move(E);
+    }
+    return StringRef(Prefix.data(), Want);
+  };
+  Expected<StringRef> Magic =
+      GetPrefix(std::min<uint64_t>(Size, BundleMagic.size()));
+  if (!Magic)
+    return Magic.takeError();
+  if (!isBinaryBundle(*Magic))
+    return std::nullopt;
+  // Offsets in the inflated data are told from those in the file.
+  std::string Name = (Reader.name() + " (inflated from offset 0x" +
+                      utohexstr(Reader.base()) + ")")
+                         .str();
+  Expected<BinaryBundleHeader> H =
+      readBinaryBundleHeader(GetPrefix, Size, Name);
+  if (!H)
+    return H.takeError();
+  return std::move(*H);
+}
+
+Error streamBundlePayloads(
+    CompressedBundleReader &Reader, ArrayRef<BundleEntryLocation> Entries,
+    function_ref<Error(size_t Index, StringRef Piece)> Sink) {
+  std::vector<size_t> Order(Entries.size());
+  for (size_t I = 0; I != Order.size(); ++I)
+    Order[I] = I;
+  llvm::stable_sort(Order, [&](size_t A, size_t B) {
+    return Entries[A].Offset < Entries[B].Offset;
+  });
+  constexpr size_t Chunk = 1 << 20;
+  std::unique_ptr<char[]> Buffer;
+  for (size_t I : Order) {
+    const BundleEntryLocation &E = Entries[I];
+    if (E.Size == 0) {
+      if (Error Err = Sink(I, StringRef()))
+        return Err;
+      continue;
+    }
+    assert(E.Offset >= Reader.position() && "overlapping or passed entries");
+    if (Error Err = Reader.skip(E.Offset - Reader.position()))
+      return Err;
+    if (!Buffer)
+      Buffer.reset(new char[Chunk]);
+    for (uint64_t Left = E.Size; Left;) {
+      size_t N = static_cast<size_t>(std::min<uint64_t>(Left, Chunk));
+      if (Error Err = Reader.readExactly(Buffer.get(), N))
+        return Err;
+      if (Error Err = Sink(I, StringRef(Buffer.get(), N)))
+        return Err;
+      Left -= N;
+    }
+  }
+  return Error::success();
+}
+
 Expected<SmallVector<char, 0>> decompressBundle(StringRef Data, StringRef Name,
                                                 bool VerifyHash,
                                                 CompressedBundleHeader *Out) {
-  Expected<CompressedBundleHeader> H = readCompressedBundleHeader(Data, Name);
-  if (!H)
-    return H.takeError();
-  uint64_t End = H->TotalSize ? *H->TotalSize : Data.size();
-  StringRef Compressed = Data.slice(H->HeaderSize, End);
-  // No format inflates by more than about 1:32000; refuse headers that ask
-  // for more than the data could ever give.
-  if (H->UncompressedSize / (1 << 16) > Compressed.size())
-    return ccobError(Name, 8,
-                     "uncompressed size " + Twine(H->UncompressedSize) +
-                         " is implausible for " + Twine(Compressed.size()) +
-                         " compressed bytes");
-  SmallVector<uint8_t, 0> Inflated;
-  if (Error E = compression::decompress(H->Method,
-                                        arrayRefFromStringRef(Compressed),
-                                        Inflated, H->UncompressedSize))
-    return ccobError(Name, H->HeaderSize,
-                     "cannot inflate: " + toString(std::move(E)));
-  if (Inflated.size() != H->UncompressedSize)
-    return ccobError(Name, 8,
-                     "inflated to " + Twine(Inflated.size()) +
-                         " bytes where the header says " +
-                         Twine(H->UncompressedSize));
-  StringRef Bytes = toStringRef(Inflated);
-  if (VerifyHash && getBundleHash(Bytes) != H->Hash)
-    return ccobError(Name, H->HeaderSize - 8,
-                     "hash 0x" + utohexstr(H->Hash) +
-                         " does not match the inflated data (0x" +
-                         utohexstr(getBundleHash(Bytes)) + ")");
+  Expected<std::unique_ptr<CompressedBundleReader>> R =
+      CompressedBundleReader::open(Data, Name);
+  if (!R)
+    return R.takeError();
+  CompressedBundleReader &Reader = **R;
+  if (VerifyHash)
+    Reader.enableHash();
+  uint64_t Total = Reader.header().UncompressedSize;
+  // Grown as the data comes: a header's size is never allocated up front.
+  SmallVector<char, 0> Inflated;
+  while (Inflated.size() < Total) {
+    size_t Chunk = static_cast<size_t>(std::min<uint64_t>(
+        Total - Inflated.size(), std::max<size_t>(64 << 10, Inflated.size())));
+    size_t At = Inflated.size();
+    Inflated.resize_for_overwrite(At + Chunk);
+    if (Error E = Reader.readExactly(Inflated.data() + At, Chunk))
+      return std::move(E);
+  }
+  if (Error E = Reader.finish())
+    return std::move(E);
+  const CompressedBundleHeader &H = Reader.header();
+  if (VerifyHash) {
+    uint64_t Hash = Reader.hash();
+    if (Hash != H.Hash)
+      return ccobError(Name, H.HeaderSize - 8,
+                       "hash 0x" + utohexstr(H.Hash) +
+                           " does not match the inflated data (0x" +
+                           utohexstr(Hash) + ")");
+  }
   if (Out)
-    *Out = *H;
-  return SmallVector<char, 0>(Bytes.begin(), Bytes.end());
+    *Out = H;
+  return std::move(Inflated);
 }
 
 Error checkCompressedBundleSizes(uint16_t Version, uint64_t UncompressedSize,

@@ -14,10 +14,17 @@
 #ifndef LLD_OFFLOAD_FORMAT_COMPRESSEDBUNDLE_H
 #define LLD_OFFLOAD_FORMAT_COMPRESSEDBUNDLE_H
 
+#include "format/OffloadBundle.h"
+
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Compression.h"
 #include "llvm/Support/Error.h"
+#include "llvm/Support/MD5.h"
+
+#include <memory>
+#include <string>
 
 #include <optional>
 #include <vector>
@@ -52,7 +59,85 @@ readCompressedBundleHeader(llvm::StringRef Data, llvm::StringRef Name,
 llvm::Expected<std::vector<llvm::StringRef>>
 splitCompressedBundles(llvm::StringRef Data, llvm::StringRef Name);
 
-/// Inflates one compressed bundle (as split by splitCompressedBundles()).
+/// Inflates one compressed bundle as a stream, a piece at a time: memory is
+/// the codec's window (32 KiB for zlib; for zstd, the frame's window, at most
+/// 128 MiB, and only as much of it as was inflated), whatever the sizes in
+/// the header say. The inflated data must end exactly where the header's
+/// uncompressed size says: more or less is an error naming the file and the
+/// offset of that field.
+class CompressedBundleReader {
+public:
+  /// Opens the compressed bundle \p Data (as split by
+  /// splitCompressedBundles()), which sits at offset \p Base of \p Name.
+  static llvm::Expected<std::unique_ptr<CompressedBundleReader>>
+  open(llvm::StringRef Data, llvm::StringRef Name, uint64_t Base = 0);
+  ~CompressedBundleReader();
+
+  const CompressedBundleHeader &header() const { return Header; }
+  /// The file the bundle is in, as errors name it.
+  llvm::StringRef name() const { return Name; }
+  /// The offset of the bundle in that file.
+  uint64_t base() const { return Base; }
+  /// Inflated bytes delivered (or skipped) so far.
+  uint64_t position() const { return Position; }
+  /// Compressed bytes consumed so far (header excluded).
+  uint64_t compressedPosition() const { return InPos; }
+
+  /// Also computes the MD5 of every inflated byte (see hash()); must be
+  /// called before anything is read.
+  void enableHash();
+
+  /// Inflates up to \p Size bytes into \p Buffer and returns how many: fewer
+  /// only at the end of the data (then 0 once everything was delivered).
+  llvm::Expected<size_t> read(char *Buffer, size_t Size);
+  /// Inflates exactly \p Size bytes into \p Buffer; the data ending first is
+  /// an error.
+  llvm::Error readExactly(char *Buffer, size_t Size);
+  /// Inflates \p Size bytes and drops them.
+  llvm::Error skip(uint64_t Size);
+  /// Inflates the rest, dropping it, and checks the end of the data.
+  llvm::Error finish();
+
+  /// With enableHash(), once finish() succeeded: the first 8 bytes of the MD5
+  /// of the inflated data, as the header stores them.
+  uint64_t hash();
+
+private:
+  CompressedBundleReader() = default;
+  llvm::Error fail(const llvm::Twine &Msg);
+  llvm::Error sizeError(const llvm::Twine &Msg);
+  /// Inflates into [Out, Out + Size); sets Ended at the end of the stream.
+  llvm::Expected<size_t> inflate(char *Out, size_t Size);
+
+  struct Codec;
+  std::unique_ptr<Codec> State;
+  CompressedBundleHeader Header;
+  llvm::StringRef Compressed;
+  std::string Name;
+  uint64_t Base = 0;
+  uint64_t Position = 0;
+  uint64_t InPos = 0;
+  bool Ended = false;
+  std::unique_ptr<llvm::MD5> Hasher;
+};
+
+/// Reads the binary bundle header that starts \p Reader's inflated data,
+/// inflating no further than its end. If the inflated data is no binary
+/// bundle, returns std::nullopt having inflated at most the magic's length.
+llvm::Expected<std::optional<BinaryBundleHeader>>
+readInflatedBundleHeader(CompressedBundleReader &Reader);
+
+/// Inflates the payloads of \p Entries from \p Reader, positioned at or
+/// before the first of them, calling \p Sink with each entry's index in
+/// \p Entries and its bytes, a piece at a time, in order of offset. The
+/// entries must not overlap (as readBinaryBundleHeader() checks); nothing
+/// after the last of them is inflated.
+llvm::Error streamBundlePayloads(
+    CompressedBundleReader &Reader, llvm::ArrayRef<BundleEntryLocation> Entries,
+    llvm::function_ref<llvm::Error(size_t Index, llvm::StringRef Piece)> Sink);
+
+/// Inflates one compressed bundle (as split by splitCompressedBundles()),
+/// growing the result as the data comes (never from the header's size).
 /// With \p VerifyHash, a hash that does not match the inflated bytes is an
 /// error.
 llvm::Expected<llvm::SmallVector<char, 0>>
