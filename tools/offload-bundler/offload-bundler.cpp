@@ -30,6 +30,8 @@
 #include "llvm/Support/Process.h"
 
 #include <chrono>
+#include <deque>
+#include <functional>
 #include <set>
 
 using namespace llvm;
@@ -200,14 +202,13 @@ static void printCompressionStats(const CompressedBundleHeader &H,
          << "Truncated MD5 hash: " << format_hex(H.Hash, 16) << "\n";
 }
 
-/// -verbose: what was inflated, and whether its hash matches.
+/// -verbose: what was inflated, and whether its hash, \p Hash, matches.
 static void printDecompressionStats(const CompressedBundleHeader &H,
-                                    StringRef Inflated, double Seconds) {
+                                    uint64_t Hash, double Seconds) {
   uint64_t CompressedSize =
       (H.TotalSize ? *H.TotalSize : H.HeaderSize) - H.HeaderSize;
   double Rate =
       double(H.UncompressedSize) / std::max<uint64_t>(CompressedSize, 1);
-  uint64_t Hash = getBundleHash(Inflated);
   errs() << "Compressed bundle format version: " << H.Version << "\n";
   if (H.TotalSize)
     errs() << "Total file size (from header): " << withCommas(*H.TotalSize)
@@ -227,6 +228,19 @@ static void printDecompressionStats(const CompressedBundleHeader &H,
          << "Stored hash: " << format_hex(H.Hash, 16) << "\n"
          << "Recalculated hash: " << format_hex(Hash, 16) << "\n"
          << "Hashes match: " << (Hash == H.Hash ? "Yes" : "No") << "\n";
+}
+
+/// -verbose: the statistics of a compressed bundle inflated to its end by
+/// \p Reader (with its hash on), then an error if the hash does not match.
+static Error reportInflated(CompressedBundleReader &Reader,
+                            std::chrono::steady_clock::time_point Start) {
+  const CompressedBundleHeader &H = Reader.header();
+  uint64_t Hash = Reader.hash();
+  printDecompressionStats(H, Hash, secondsSince(Start));
+  if (Hash != H.Hash)
+    return fail(Reader.name() + ": compressed bundle: hash 0x" +
+                utohexstr(H.Hash) + " does not match the inflated data");
+  return Error::success();
 }
 
 namespace {
@@ -276,83 +290,151 @@ struct InputFile {
 };
 } // namespace
 
-/// The entries of a bundled file of \p Type: inflated first if compressed
-/// (several compressed bundles back to back each add their entries), then
-/// read by the type's layout. \p Storage keeps inflated bytes alive.
-static Expected<std::vector<BundleEntry>>
-readBundle(const BundleType &Type, StringRef Path, MemoryBufferRef Input,
-           std::vector<SmallVector<char, 0>> &Storage, bool VerifyHash) {
-  std::vector<StringRef> Parts = {Input.getBuffer()};
-  if (isCompressedBundle(Input.getBuffer())) {
-    Expected<std::vector<StringRef>> Split =
-        splitCompressedBundles(Input.getBuffer(), Path);
-    if (!Split)
-      return Split.takeError();
-    Parts.clear();
-    // Views are taken once every part is inflated: growing Storage may copy
-    // its elements (SmallVector's move is not noexcept) and free the bytes
-    // earlier views pointed to.
-    size_t FirstInflated = Storage.size();
-    for (StringRef Part : *Split) {
-      // In verbose mode the statistics come first, then a hash mismatch
-      // is an error.
-      auto Start = std::chrono::steady_clock::now();
-      CompressedBundleHeader Header;
-      Expected<SmallVector<char, 0>> Inflated =
-          decompressBundle(Part, Path, /*VerifyHash=*/false, &Header);
-      if (!Inflated)
-        return Inflated.takeError();
-      StringRef Bytes(Inflated->data(), Inflated->size());
-      if (VerifyHash) {
-        printDecompressionStats(Header, Bytes, secondsSince(Start));
-        if (getBundleHash(Bytes) != Header.Hash)
-          return fail(Path + ": compressed bundle: hash 0x" +
-                      utohexstr(Header.Hash) +
-                      " does not match the inflated data");
-      }
-      Storage.push_back(std::move(*Inflated));
-    }
-    for (size_t I = FirstInflated; I != Storage.size(); ++I)
-      Parts.push_back(StringRef(Storage[I].data(), Storage[I].size()));
-  }
+namespace {
+/// A bundle entry as the tool sees it: its ID, and its bytes either in
+/// memory (a view of the input or of inflated data) or in a compressed
+/// bundle that is read as a stream (Part, Location).
+struct Entry {
+  std::string ID;
+  std::optional<StringRef> Bytes;
+  size_t Part = 0;
+  BundleEntryLocation Location;
+};
 
-  std::vector<BundleEntry> All;
-  for (StringRef Part : Parts) {
-    if (Type.Layout == BundleLayout::Text) {
-      Expected<std::vector<BundleEntry>> Entries =
-          readTextBundle(Part, Type.Comment, Path);
-      if (!Entries)
-        return Entries.takeError();
-      llvm::append_range(All, *Entries);
-      continue;
-    }
-    if (Type.Layout == BundleLayout::Object &&
-        identify_magic(Part) != file_magic::unknown && !isBinaryBundle(Part)) {
-      Expected<std::vector<BundleEntry>> Entries =
-          readObjectBundle(MemoryBufferRef(Part, Path));
-      if (!Entries)
-        return Entries.takeError();
-      llvm::append_range(All, *Entries);
-      continue;
-    }
-    // Binary bundles, several back to back: each begins with the magic after
-    // the end of the previous one's payloads.
-    StringRef Rest = Part;
-    while (isBinaryBundle(Rest)) {
-      Expected<std::vector<BundleEntry>> Entries = readBinaryBundle(Rest, Path);
-      if (!Entries)
-        return Entries.takeError();
-      size_t End = 0;
-      for (const BundleEntry &E : *Entries)
-        End = std::max<size_t>(End, E.Data.end() - Rest.begin());
-      llvm::append_range(All, inBundlerOrder(*Entries));
-      size_t Next = Rest.find(BundleMagic, std::max<size_t>(End, 1));
-      if (Next == StringRef::npos)
-        break;
-      Rest = Rest.drop_front(Next);
-    }
+/// A compressed bundle holding a binary bundle, read as a stream: only its
+/// header is inflated to list it, and its payloads as far as they are
+/// written.
+struct StreamedPart {
+  StringRef Data;
+  uint64_t Base = 0;
+  uint64_t HeaderSize = 0;
+};
+
+/// What a bundled file holds.
+struct BundleContents {
+  std::vector<Entry> Entries;
+  std::vector<StreamedPart> Parts;
+  /// Inflated compressed bundles that are not binary bundles (text, objects);
+  /// a deque, so that views of earlier ones stay valid.
+  std::deque<SmallVector<char, 0>> Inflated;
+};
+} // namespace
+
+/// Adds the entries of \p Data, uncompressed bundled data of \p Type, as
+/// views.
+static Error addEntries(const BundleType &Type, StringRef Path, StringRef Data,
+                        BundleContents &Out) {
+  auto Add = [&](ArrayRef<BundleEntry> Entries) {
+    for (const BundleEntry &E : Entries)
+      Out.Entries.push_back({E.ID.str(), E.Data, 0, {}});
+  };
+  if (Type.Layout == BundleLayout::Text) {
+    Expected<std::vector<BundleEntry>> Entries =
+        readTextBundle(Data, Type.Comment, Path);
+    if (!Entries)
+      return Entries.takeError();
+    Add(*Entries);
+    return Error::success();
   }
-  return std::move(All);
+  if (Type.Layout == BundleLayout::Object &&
+      identify_magic(Data) != file_magic::unknown && !isBinaryBundle(Data)) {
+    Expected<std::vector<BundleEntry>> Entries =
+        readObjectBundle(MemoryBufferRef(Data, Path));
+    if (!Entries)
+      return Entries.takeError();
+    Add(*Entries);
+    return Error::success();
+  }
+  // Binary bundles, several back to back: each begins with the magic after
+  // the end of the previous one's payloads.
+  StringRef Rest = Data;
+  while (isBinaryBundle(Rest)) {
+    Expected<std::vector<BundleEntry>> Entries = readBinaryBundle(Rest, Path);
+    if (!Entries)
+      return Entries.takeError();
+    size_t End = 0;
+    for (const BundleEntry &E : *Entries)
+      End = std::max<size_t>(End, E.Data.end() - Rest.begin());
+    Add(inBundlerOrder(*Entries));
+    size_t Next = Rest.find(BundleMagic, std::max<size_t>(End, 1));
+    if (Next == StringRef::npos)
+      break;
+    Rest = Rest.drop_front(Next);
+  }
+  return Error::success();
+}
+
+/// The entries of a bundled file of \p Type. Compressed bundles (several may
+/// follow each other) that hold binary bundles are read as streams: only
+/// their headers are inflated here, unless \p VerifyNow (-list -verbose)
+/// inflates them to the end to check their hashes. Others are inflated
+/// whole.
+static Expected<BundleContents> readBundle(const BundleType &Type,
+                                           StringRef Path,
+                                           MemoryBufferRef Input, bool Verbose,
+                                           bool VerifyNow) {
+  BundleContents Out;
+  StringRef All = Input.getBuffer();
+  if (!isCompressedBundle(All)) {
+    if (Error E = addEntries(Type, Path, All, Out))
+      return std::move(E);
+    return std::move(Out);
+  }
+  Expected<std::vector<StringRef>> Split = splitCompressedBundles(All, Path);
+  if (!Split)
+    return Split.takeError();
+  for (StringRef Part : *Split) {
+    uint64_t Base = Part.data() - All.data();
+    auto Start = std::chrono::steady_clock::now();
+    if (Type.Layout != BundleLayout::Text) {
+      Expected<std::unique_ptr<CompressedBundleReader>> Reader =
+          CompressedBundleReader::open(Part, Path, Base);
+      if (!Reader)
+        return Reader.takeError();
+      if (VerifyNow)
+        (*Reader)->enableHash();
+      Expected<std::optional<BinaryBundleHeader>> Header =
+          readInflatedBundleHeader(**Reader);
+      if (!Header)
+        return Header.takeError();
+      if (*Header) {
+        if (VerifyNow) {
+          if (Error E = (*Reader)->finish())
+            return std::move(E);
+          if (Error E = reportInflated(**Reader, Start))
+            return std::move(E);
+        }
+        size_t PartIndex = Out.Parts.size();
+        Out.Parts.push_back({Part, Base, (*Header)->HeaderSize});
+        for (size_t I : inBundlerOrder((*Header)->Entries)) {
+          const BundleEntryLocation &L = (*Header)->Entries[I];
+          Out.Entries.push_back({L.ID, std::nullopt, PartIndex, L});
+        }
+        continue;
+      }
+    }
+    // Text, or an object: inflated whole (growing with the data). In verbose
+    // mode the statistics come first, then a hash mismatch is an error.
+    CompressedBundleHeader Header;
+    Expected<SmallVector<char, 0>> Inflated =
+        decompressBundle(Part, Path, /*VerifyHash=*/false, &Header);
+    if (!Inflated)
+      return Inflated.takeError();
+    StringRef Bytes(Inflated->data(), Inflated->size());
+    if (Verbose) {
+      uint64_t Hash = getBundleHash(Bytes);
+      printDecompressionStats(Header, Hash, secondsSince(Start));
+      if (Hash != Header.Hash)
+        return fail(Path + ": compressed bundle: hash 0x" +
+                    utohexstr(Header.Hash) +
+                    " does not match the inflated data");
+    }
+    Out.Inflated.push_back(std::move(*Inflated));
+    StringRef Kept(Out.Inflated.back().data(), Out.Inflated.back().size());
+    if (Error E = addEntries(Type, Path, Kept, Out))
+      return std::move(E);
+  }
+  return std::move(Out);
 }
 
 static Error list(const BundleType &Type, const Settings &S) {
@@ -362,12 +444,12 @@ static Error list(const BundleType &Type, const Settings &S) {
       readInputFile(InputFileNames[0]);
   if (!Input)
     return Input.takeError();
-  std::vector<SmallVector<char, 0>> Storage;
-  Expected<std::vector<BundleEntry>> Entries =
-      readBundle(Type, InputFileNames[0], **Input, Storage, S.Verbose);
-  if (!Entries)
-    return Entries.takeError();
-  for (const BundleEntry &E : *Entries)
+  Expected<BundleContents> Contents =
+      readBundle(Type, InputFileNames[0], **Input, S.Verbose,
+                 /*VerifyNow=*/S.Verbose);
+  if (!Contents)
+    return Contents.takeError();
+  for (const Entry &E : Contents->Entries)
     outs() << E.ID << '\n';
   return Error::success();
 }
@@ -517,11 +599,11 @@ static Error unbundle(const BundleType &Type, const Settings &S) {
       InputFile::open(InputFileNames[0]);
   if (!Input)
     return Input.takeError();
-  std::vector<SmallVector<char, 0>> Storage;
-  Expected<std::vector<BundleEntry>> Entries = readBundle(
-      Type, InputFileNames[0], *(*Input)->Buffer, Storage, S.Verbose);
-  if (!Entries)
-    return Entries.takeError();
+  Expected<BundleContents> Bundle =
+      readBundle(Type, InputFileNames[0], *(*Input)->Buffer, S.Verbose,
+                 /*VerifyNow=*/false);
+  if (!Bundle)
+    return Bundle.takeError();
 
   // Every output is decided before any is written. As in LLVM, each entry
   // (in the order LLVM visits them) goes to the first requested target it is
@@ -532,10 +614,13 @@ static Error unbundle(const BundleType &Type, const Settings &S) {
       return E;
     Worklist[TargetNames[I]] = I;
   }
+  // Each output's bytes: in memory, or the entry streamed from a part.
   std::vector<std::optional<StringRef>> Contents(TargetNames.size());
+  std::vector<const Entry *> Streamed(TargetNames.size());
   std::vector<SmallVector<char, 0>> HostObjects;
+  HostObjects.reserve(TargetNames.size());
   bool FoundAny = false;
-  for (const BundleEntry &E : *Entries) {
+  for (const Entry &E : Bundle->Entries) {
     if (Worklist.empty())
       break;
     Expected<BundleEntryID> Have = BundleEntryID::parse(E.ID);
@@ -553,10 +638,13 @@ static Error unbundle(const BundleType &Type, const Settings &S) {
       continue;
     FoundAny = true;
     size_t I = Target->getValue();
-    Contents[I] = E.Data;
+    if (!E.Bytes)
+      Streamed[I] = &E;
+    else
+      Contents[I] = *E.Bytes;
     // The host entry of an object bundle is the object itself.
-    if (Type.Layout == BundleLayout::Object && Have->isHost() &&
-        E.Data == StringRef("\0", 1)) {
+    if (Type.Layout == BundleLayout::Object && Have->isHost() && E.Bytes &&
+        *E.Bytes == StringRef("\0", 1)) {
       Expected<SmallVector<char, 0>> Host = getHostObject(*(*Input)->Buffer);
       if (!Host)
         return Host.takeError();
@@ -590,18 +678,82 @@ static Error unbundle(const BundleType &Type, const Settings &S) {
       if (cantFail(BundleEntryID::parse(TargetNames[I])).isHost())
         Contents[I] = (*Input)->Buffer->getBuffer();
 
+  auto WriteContents = [&](size_t I, OutputFileStream &OS) -> Error {
+    if (!Contents[I])
+      return Error::success(); // streamed, or missing (allowed): empty
+    if ((*Input)->holds(*Contents[I]))
+      return (*Input)->copy(OS, *Contents[I]);
+    OS << *Contents[I];
+    return Error::success();
+  };
+
+  // Compressed parts to stream: those holding a wanted entry, and under
+  // -verbose every one (to check its hash, in the same pass).
+  std::vector<std::vector<size_t>> ByPart(Bundle->Parts.size());
   for (size_t I = 0; I != TargetNames.size(); ++I)
-    if (Error E = writeFileAtomically(
-            OutputFileNames[I], [&](OutputFileStream &OS) -> Error {
-              if (!Contents[I])
-                return Error::success(); // missing, allowed: empty
-              if ((*Input)->holds(*Contents[I]))
-                return (*Input)->copy(OS, *Contents[I]);
-              OS << *Contents[I];
-              return Error::success();
-            }))
-      return E;
-  return Error::success();
+    if (Streamed[I])
+      ByPart[Streamed[I]->Part].push_back(I);
+  bool AnyStreamed = llvm::any_of(
+      ByPart, [&](const auto &Outs) { return S.Verbose || !Outs.empty(); });
+  if (!AnyStreamed) {
+    for (size_t I = 0; I != TargetNames.size(); ++I)
+      if (Error E = writeFileAtomically(
+              OutputFileNames[I],
+              [&](OutputFileStream &OS) { return WriteContents(I, OS); }))
+        return E;
+    return Error::success();
+  }
+
+  // Streaming: every output is open at once, and each compressed part is
+  // inflated once, as far as its last wanted entry (to its end under
+  // -verbose), its entries written as they come. The outputs appear only if
+  // everything succeeded.
+  std::vector<OutputFileStream *> Streams(TargetNames.size());
+  auto StreamParts = [&]() -> Error {
+    for (size_t I = 0; I != TargetNames.size(); ++I)
+      if (Error E = WriteContents(I, *Streams[I]))
+        return E;
+    for (size_t P = 0; P != Bundle->Parts.size(); ++P) {
+      if (ByPart[P].empty() && !S.Verbose)
+        continue;
+      const StreamedPart &Part = Bundle->Parts[P];
+      auto Start = std::chrono::steady_clock::now();
+      Expected<std::unique_ptr<CompressedBundleReader>> Reader =
+          CompressedBundleReader::open(Part.Data, InputFileNames[0], Part.Base);
+      if (!Reader)
+        return Reader.takeError();
+      if (S.Verbose)
+        (*Reader)->enableHash();
+      if (Error E = (*Reader)->skip(Part.HeaderSize))
+        return E;
+      std::vector<BundleEntryLocation> Locations;
+      for (size_t I : ByPart[P])
+        Locations.push_back(Streamed[I]->Location);
+      if (Error E = streamBundlePayloads(
+              **Reader, Locations, [&](size_t K, StringRef Piece) -> Error {
+                *Streams[ByPart[P][K]] << Piece;
+                return Error::success();
+              }))
+        return E;
+      if (S.Verbose) {
+        if (Error E = (*Reader)->finish())
+          return E;
+        if (Error E = reportInflated(**Reader, Start))
+          return E;
+      }
+    }
+    return Error::success();
+  };
+  std::function<Error(size_t)> OpenFrom = [&](size_t I) -> Error {
+    if (I == TargetNames.size())
+      return StreamParts();
+    return writeFileAtomically(OutputFileNames[I],
+                               [&](OutputFileStream &OS) -> Error {
+                                 Streams[I] = &OS;
+                                 return OpenFrom(I + 1);
+                               });
+  };
+  return OpenFrom(0);
 }
 
 static Error run() {
