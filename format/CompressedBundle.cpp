@@ -7,10 +7,15 @@
 #include "llvm/Support/Endian.h"
 #include "llvm/Support/EndianStream.h"
 #include "llvm/Support/MD5.h"
+#include "llvm/Support/MathExtras.h"
 #include "llvm/Support/Threading.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
+#if defined(__unix__)
+#include <sys/mman.h>
+#include <unistd.h>
+#endif
 #include <zlib.h>
 #include <zstd.h>
 #include <zstd_errors.h>
@@ -199,7 +204,25 @@ uint64_t CompressedBundleReader::hash() {
   return Result.low();
 }
 
+void CompressedBundleReader::releaseConsumedInput() {
+#if defined(__unix__)
+  // Every 4 MiB consumed, the whole pages before the current position.
+  constexpr uint64_t Step = 4 << 20;
+  if (!InputMapped || InPos - InReleased < Step)
+    return;
+  uintptr_t PageSize = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+  uintptr_t From = reinterpret_cast<uintptr_t>(Compressed.data() + InReleased);
+  uintptr_t To = reinterpret_cast<uintptr_t>(Compressed.data() + InPos);
+  From = alignTo(From, PageSize);
+  To = alignDown(To, PageSize);
+  if (From < To)
+    ::madvise(reinterpret_cast<void *>(From), To - From, MADV_DONTNEED);
+  InReleased = InPos;
+#endif
+}
+
 Expected<size_t> CompressedBundleReader::inflate(char *Out, size_t Size) {
+  releaseConsumedInput();
   size_t Done = 0;
   if (State->Zstd) {
     ZSTD_inBuffer In{Compressed.data(), Compressed.size(), InPos};

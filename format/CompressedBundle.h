@@ -87,6 +87,13 @@ public:
   /// called before anything is read.
   void enableHash();
 
+  /// Tells that the compressed data is a read-only mapping of a file: pages
+  /// of it already inflated are then dropped from memory as reading goes on
+  /// (they would be read from the file again if touched), so that memory
+  /// stays bounded however much is inflated. Never for data in writable
+  /// memory, which dropping would zero.
+  void setInputIsFileMapping(bool Mapped) { InputMapped = Mapped; }
+
   /// Inflates up to \p Size bytes into \p Buffer and returns how many: fewer
   /// only at the end of the data (then 0 once everything was delivered).
   llvm::Expected<size_t> read(char *Buffer, size_t Size);
@@ -118,6 +125,10 @@ private:
   uint64_t Position = 0;
   uint64_t InPos = 0;
   bool Ended = false;
+  bool InputMapped = false;
+  /// The compressed bytes before this were dropped from memory.
+  uint64_t InReleased = 0;
+  void releaseConsumedInput();
   std::unique_ptr<llvm::MD5> Hasher;
 };
 

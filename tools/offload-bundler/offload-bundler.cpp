@@ -371,8 +371,8 @@ static Error addEntries(const BundleType &Type, StringRef Path, StringRef Data,
 /// whole.
 static Expected<BundleContents> readBundle(const BundleType &Type,
                                            StringRef Path,
-                                           MemoryBufferRef Input, bool Verbose,
-                                           bool VerifyNow) {
+                                           const MemoryBuffer &Input,
+                                           bool Verbose, bool VerifyNow) {
   BundleContents Out;
   StringRef All = Input.getBuffer();
   if (!isCompressedBundle(All)) {
@@ -391,6 +391,8 @@ static Expected<BundleContents> readBundle(const BundleType &Type,
           CompressedBundleReader::open(Part, Path, Base);
       if (!Reader)
         return Reader.takeError();
+      (*Reader)->setInputIsFileMapping(Input.getBufferKind() ==
+                                       MemoryBuffer::MemoryBuffer_MMap);
       if (VerifyNow)
         (*Reader)->enableHash();
       Expected<std::optional<BinaryBundleHeader>> Header =
@@ -709,6 +711,8 @@ static Error unbundle(const BundleType &Type, const Settings &S) {
   // -verbose), its entries written as they come. The outputs appear only if
   // everything succeeded.
   std::vector<OutputFileStream *> Streams(TargetNames.size());
+  bool InputMapped =
+      (*Input)->Buffer->getBufferKind() == MemoryBuffer::MemoryBuffer_MMap;
   auto StreamParts = [&]() -> Error {
     for (size_t I = 0; I != TargetNames.size(); ++I)
       if (Error E = WriteContents(I, *Streams[I]))
@@ -722,6 +726,7 @@ static Error unbundle(const BundleType &Type, const Settings &S) {
           CompressedBundleReader::open(Part.Data, InputFileNames[0], Part.Base);
       if (!Reader)
         return Reader.takeError();
+      (*Reader)->setInputIsFileMapping(InputMapped);
       if (S.Verbose)
         (*Reader)->enableHash();
       if (Error E = (*Reader)->skip(Part.HeaderSize))
