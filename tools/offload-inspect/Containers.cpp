@@ -178,25 +178,10 @@ Expected<uint64_t> Inspector::walkOne(StringRef Data, uint64_t At,
                                ": compressed bundle of " + Twine(Size) +
                                " bytes does not fit the " + Twine(Rest.size()) +
                                " bytes left");
-    Expected<SmallVector<char, 0>> Inflated = decompressBundle(
-        Rest.take_front(Size), Inner.Location, /*VerifyHash=*/true);
-    if (!Inflated)
-      return Inflated.takeError();
-    Node.TheType = InspectNode::Type::CompressedBundle;
-    Node.Format =
-        "CCOB v" + std::to_string(Header->Version) + " " +
-        (Header->Method == compression::Format::Zstd ? "zstd" : "zlib");
     Node.Size = Size;
-    Node.InflatedSize = Inflated->size();
     End = At + Size;
-    StringRef Bytes = Store.keep(MemoryBuffer::getMemBufferCopy(
-        StringRef(Inflated->data(), Inflated->size()), Inner.Location));
-    Context InInflated = Inner;
-    InInflated.Location = Inner.Location + " > inflated";
-    if (!isBinaryBundle(Bytes))
-      return createStringError(Inner.Location +
-                               ": the inflated data is not an offload bundle");
-    walkSequence(Bytes, InInflated, Node);
+    if (Error E = walkCompressedBundle(Rest.take_front(Size), Inner, Node))
+      return std::move(E);
   } else if (isCudaFatbin(Rest)) {
     Expected<CudaFatbin> Fatbin = readCudaFatbin(Rest, Inner.Location);
     if (!Fatbin)
@@ -263,48 +248,169 @@ static std::string displayTriple(const BundleEntryID &ID) {
   return StringRef(ID.TargetTriple.str()).rtrim('-').str();
 }
 
+/// How many inflated bytes of an entry of a compressed bundle tell what it
+/// is (detectImageKind() looks at the first few).
+static constexpr uint64_t StreamedPrefix = 64 << 10;
+
+/// Image kinds walked into, which must then be inflated whole.
+static bool isWalkedKind(StringRef Kind) {
+  return Kind == "offload-binary" || Kind == "bundle" || Kind == "fatbinary" ||
+         Kind == "object" || Kind == "archive";
+}
+
+Error Inspector::walkCompressedBundle(StringRef CCOB, const Context &Inner,
+                                      InspectNode &Node) {
+  Expected<std::unique_ptr<CompressedBundleReader>> Reader =
+      CompressedBundleReader::open(CCOB, Inner.Location);
+  if (!Reader)
+    return Reader.takeError();
+  if (VerifyHashes)
+    (*Reader)->enableHash();
+  const CompressedBundleHeader &H = (*Reader)->header();
+  Node.TheType = InspectNode::Type::CompressedBundle;
+  Node.Format = "CCOB v" + std::to_string(H.Version) + " " +
+                (H.Method == compression::Format::Zstd ? "zstd" : "zlib");
+  Node.InflatedSize = H.UncompressedSize;
+  Expected<std::optional<BinaryBundleHeader>> Header =
+      readInflatedBundleHeader(**Reader);
+  if (!Header)
+    return Header.takeError();
+  if (!*Header)
+    return createStringError(Inner.Location +
+                             ": the inflated data is not an offload bundle");
+  const std::vector<BundleEntryLocation> &Entries = (*Header)->Entries;
+
+  // Each entry's first bytes, or all of them where it is walked into; the
+  // entries come in order of offset, and nothing after the last is
+  // inflated.
+  std::vector<std::string> Bytes(Entries.size());
+  std::vector<size_t> Order(Entries.size());
+  for (size_t I = 0; I != Order.size(); ++I)
+    Order[I] = I;
+  llvm::stable_sort(Order, [&](size_t A, size_t B) {
+    return Entries[A].Offset < Entries[B].Offset;
+  });
+  for (size_t I : Order) {
+    const BundleEntryLocation &E = Entries[I];
+    if (E.Size == 0)
+      continue;
+    if (Error Err = (*Reader)->skip(E.Offset - (*Reader)->position()))
+      return Err;
+    std::string &B = Bytes[I];
+    B.resize(std::min(E.Size, StreamedPrefix));
+    if (Error Err = (*Reader)->readExactly(B.data(), B.size()))
+      return Err;
+    Expected<BundleEntryID> ID = BundleEntryID::parse(E.ID);
+    if (E.Size == B.size() || (ID && ID->isHost()) ||
+        !isWalkedKind(detectImageKind(B)))
+      continue;
+    // Grown as the data comes, never from the header's size up front.
+    while (B.size() < E.Size) {
+      size_t At = B.size();
+      size_t Chunk = std::min<uint64_t>(E.Size - At, At);
+      B.resize(At + Chunk);
+      if (Error Err = (*Reader)->readExactly(B.data() + At, Chunk))
+        return Err;
+    }
+  }
+
+  if (VerifyHashes) {
+    if (Error Err = (*Reader)->finish())
+      return Err;
+    if (uint64_t Hash = (*Reader)->hash(); Hash != H.Hash)
+      return createStringError(
+          Inner.Location + ": offset " + hexOffset(H.HeaderSize - 8) +
+          ": compressed bundle: hash " + hexOffset(H.Hash) +
+          " does not match the inflated data (" + hexOffset(Hash) + ")");
+  }
+
+  InspectNode Bundle;
+  Bundle.TheType = InspectNode::Type::Bundle;
+  Bundle.Format = "binary bundle";
+  Bundle.Size = (*Header)->payloadEnd();
+  Context InBundle = Inner;
+  InBundle.Location = Inner.Location + " > inflated+0x0";
+  InBundle.Depth = Inner.Depth + 1;
+  for (size_t I = 0; I != Entries.size(); ++I) {
+    const BundleEntryLocation &E = Entries[I];
+    StringRef Data =
+        Store.keep(MemoryBuffer::getMemBufferCopy(Bytes[I], InBundle.Location));
+    Bytes[I].clear();
+    Bytes[I].shrink_to_fit();
+    std::function<Error(raw_ostream &)> Extract;
+    if (Data.size() < E.Size)
+      Extract = [CCOB, Name = Inner.Location, E](raw_ostream &OS) -> Error {
+        Expected<std::unique_ptr<CompressedBundleReader>> R =
+            CompressedBundleReader::open(CCOB, Name);
+        if (!R)
+          return R.takeError();
+        if (Error Err = (*R)->skip(E.Offset))
+          return Err;
+        return streamBundlePayloads(**R, E,
+                                    [&](size_t, StringRef Piece) -> Error {
+                                      OS << Piece;
+                                      return Error::success();
+                                    });
+      };
+    addBundleEntry(E.ID, Data, E.Size, E.Offset, std::move(Extract), InBundle,
+                   Bundle);
+  }
+  Node.Children.push_back(std::move(Bundle));
+  return Error::success();
+}
+
 void Inspector::walkBundleEntries(ArrayRef<BundleEntry> Entries, StringRef Base,
                                   const Context &Ctx, InspectNode &Into) {
-  for (const BundleEntry &Entry : Entries) {
-    InspectNode Child;
-    Child.Name = Entry.ID.str();
-    Child.Size = Entry.Data.size();
-    Child.FileOffset = fileOffset(Ctx, Entry.Data.data());
-    Child.Data = Entry.Data;
-    // Object bundles have one section per entry and no bundle to be in.
-    bool InObject = Base.empty();
-    if (!InObject) {
-      Child.Offset = Entry.Data.data() - Base.data();
-      Child.Location = Ctx.Location + " > bundle entry " + Child.Name + " @" +
-                       hexOffset(Child.Offset);
-    } else {
-      Child.Location = Ctx.Location + ":" + BundleMagic.str() + Child.Name;
-    }
-    Expected<BundleEntryID> ID = BundleEntryID::parse(Entry.ID);
-    if (!ID) {
-      // Not an ID the bundler would write or read: listed as stored, with
-      // the error (the bundler refuses the file).
-      fail(Child,
-           createStringError(Child.Location + ": " + toString(ID.takeError())));
-      Child.TheType = InspectNode::Type::Image;
-      Child.ImageKind = detectImageKind(Entry.Data).str();
-      addImage(std::move(Child), Ctx, Into);
-      continue;
-    }
-    if (ID->isHost()) {
-      Child.TheType = InspectNode::Type::HostEntry;
-      Child.OffloadKind = "host";
-      Child.Triple = displayTriple(*ID);
-      Into.Children.push_back(std::move(Child));
-      continue;
-    }
-    Child.TheType = InspectNode::Type::Image;
-    Child.OffloadKind = ID->Kind;
-    Child.Triple = displayTriple(*ID);
-    Child.Arch = ID->TargetIDText;
-    Child.ImageKind = detectImageKind(Entry.Data).str();
-    addImage(std::move(Child), Ctx, Into);
+  // Object bundles have one section per entry and no bundle to be in.
+  for (const BundleEntry &Entry : Entries)
+    addBundleEntry(
+        Entry.ID, Entry.Data, Entry.Data.size(),
+        Base.empty() ? std::nullopt
+                     : std::optional<uint64_t>(Entry.Data.data() - Base.data()),
+        nullptr, Ctx, Into);
+}
+
+void Inspector::addBundleEntry(StringRef IDText, StringRef Data, uint64_t Size,
+                               std::optional<uint64_t> Offset,
+                               std::function<Error(raw_ostream &)> Extract,
+                               const Context &Ctx, InspectNode &Into) {
+  InspectNode Child;
+  Child.Name = IDText.str();
+  Child.Size = Size;
+  Child.FileOffset = fileOffset(Ctx, Data.data());
+  Child.Data = Data;
+  Child.Extract = std::move(Extract);
+  if (Offset) {
+    Child.Offset = *Offset;
+    Child.Location = Ctx.Location + " > bundle entry " + Child.Name + " @" +
+                     hexOffset(Child.Offset);
+  } else {
+    Child.Location = Ctx.Location + ":" + BundleMagic.str() + Child.Name;
   }
+  Expected<BundleEntryID> ID = BundleEntryID::parse(IDText);
+  if (!ID) {
+    // Not an ID the bundler would write or read: listed as stored, with
+    // the error (the bundler refuses the file).
+    fail(Child,
+         createStringError(Child.Location + ": " + toString(ID.takeError())));
+    Child.TheType = InspectNode::Type::Image;
+    Child.ImageKind = detectImageKind(Data).str();
+    addImage(std::move(Child), Ctx, Into);
+    return;
+  }
+  if (ID->isHost()) {
+    Child.TheType = InspectNode::Type::HostEntry;
+    Child.OffloadKind = "host";
+    Child.Triple = displayTriple(*ID);
+    Into.Children.push_back(std::move(Child));
+    return;
+  }
+  Child.TheType = InspectNode::Type::Image;
+  Child.OffloadKind = ID->Kind;
+  Child.Triple = displayTriple(*ID);
+  Child.Arch = ID->TargetIDText;
+  Child.ImageKind = detectImageKind(Data).str();
+  addImage(std::move(Child), Ctx, Into);
 }
 
 void Inspector::addImage(InspectNode Image, const Context &Ctx,
@@ -312,7 +418,7 @@ void Inspector::addImage(InspectNode Image, const Context &Ctx,
   Image.Index = NextIndex++;
   // An image may be a container itself: a fat binary in an OffloadBinary, a
   // bundle in a bundle entry.
-  if (!Image.Data.empty() && Image.Error.empty()) {
+  if (!Image.Data.empty() && Image.Error.empty() && !Image.Extract) {
     Context InImage = Ctx;
     InImage.Location = Image.Location;
     InImage.Depth = Ctx.Depth + 1;

@@ -19,6 +19,7 @@
 #include "llvm/Object/Binary.h"
 #include "llvm/Support/Error.h"
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -63,8 +64,12 @@ struct InspectNode {
   std::optional<uint64_t> CompressedSize;
   /// Where the image sits, as a chain from the file.
   std::string Location;
-  /// The image bytes, inflated.
+  /// The image bytes, inflated; only the first of them when the image sits
+  /// in a compressed bundle and needs no walking (see Extract).
   llvm::StringRef Data;
+  /// Set when Data holds only the image's first bytes: writes the whole
+  /// image, inflating it again from its compressed bundle.
+  std::function<llvm::Error(llvm::raw_ostream &)> Extract;
 
   /// Why this node could not be read further.
   std::string Error;
@@ -74,6 +79,11 @@ struct InspectNode {
 /// Reads files and keeps every buffer the nodes' views point into.
 class Inspector {
 public:
+  /// Inflate every compressed bundle to its end and check its MD5 (as
+  /// clang-offload-bundler does under -verbose); otherwise only what is
+  /// shown is inflated, and the hash is not looked at.
+  bool VerifyHashes = false;
+
   /// Inspects the file at \p Path. The tree holds everything that could be
   /// read; malformed parts are marked with their error (see errors()).
   InspectNode inspectFile(llvm::StringRef Path);
@@ -117,6 +127,18 @@ private:
   void walkBundleEntries(llvm::ArrayRef<BundleEntry> Entries,
                          llvm::StringRef Base, const Context &Ctx,
                          InspectNode &Into);
+  /// A bundle entry with ID \p ID, \p Size bytes, of which \p Data holds
+  /// all or (with \p Extract) the first; \p Offset within its bundle, none
+  /// in an object bundle.
+  void addBundleEntry(llvm::StringRef ID, llvm::StringRef Data, uint64_t Size,
+                      std::optional<uint64_t> Offset,
+                      std::function<llvm::Error(llvm::raw_ostream &)> Extract,
+                      const Context &Ctx, InspectNode &Into);
+  /// The compressed bundle \p CCOB (see walkOne()), inflated as a stream:
+  /// its bundle header, then each entry's first bytes, and the whole of
+  /// those that are containers to walk into.
+  llvm::Error walkCompressedBundle(llvm::StringRef CCOB, const Context &Inner,
+                                   InspectNode &Node);
   /// Numbers \p Image, walks into it if it is a container, and adds it.
   void addImage(InspectNode Image, const Context &Ctx, InspectNode &Into);
   void fail(InspectNode &Node, llvm::Error E);

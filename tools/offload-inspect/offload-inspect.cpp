@@ -40,6 +40,12 @@ static cl::opt<std::string>
                         "<index>-<kind>-<triple>-<arch>.<ext>"),
                cl::value_desc("dir"), cl::cat(Category));
 
+static cl::opt<bool> VerifyHashes(
+    "verify-hashes",
+    cl::desc("Inflate compressed bundles to their end and check their MD5 "
+             "hashes (otherwise only what is shown is inflated)"),
+    cl::cat(Category));
+
 using Type = InspectNode::Type;
 
 static std::string hex(uint64_t V) { return "0x" + utohexstr(V, true); }
@@ -267,7 +273,11 @@ static Error extractAll(ArrayRef<InspectNode> Roots) {
         return;
       SmallString<256> Path(ExtractDir);
       sys::path::append(Path, getExtractName(Image));
-      Result = writeFileAtomically(Path, Image.Data);
+      if (Image.Extract)
+        Result = writeFileAtomically(
+            Path, [&](OutputFileStream &OS) { return Image.Extract(OS); });
+      else
+        Result = writeFileAtomically(Path, Image.Data);
     });
   return Result;
 }
@@ -279,6 +289,7 @@ int main(int Argc, char **Argv) {
       "bundles, OffloadBinaries and CUDA fat binaries carry.\n");
 
   Inspector Inspect;
+  Inspect.VerifyHashes = VerifyHashes;
   std::vector<InspectNode> Roots;
   for (StringRef Input : InputFiles)
     Roots.push_back(Inspect.inspectFile(Input));

@@ -247,6 +247,10 @@ def main():
         unb = lambda t: [bd, "-unbundle", "-type=" + t, "-input=" + f,
                          "-targets=" + HOST_ID + "," + OMP_ID,
                          "-output=" + out, "-output=" + out + ".2"]
+        # offload-inspect inflates only what it shows; the hash is checked
+        # on request, as clang-offload-bundler checks it under -verbose.
+        if kind == "ccobhash":
+            inspect = [c[:1] + ["--verify-hashes"] + c[1:] for c in inspect]
         return inspect + {
             "bin": [lst, extract, extract_ar, wrap],
             "bundle": [blist("bc"), unb("bc")],
