@@ -55,15 +55,23 @@ static std::string targetKey(const OffloadImage &Image) {
       .str();
 }
 
-Error DeviceInputs::scanLoadedInputs(const LoadedInputs &Loaded) {
+Error DeviceInputs::scanLoadedInputs(const LoadedInputs &Loaded,
+                                     const LinkInputs *Index) {
+  this->Index = Index;
   ArchivePaths = Loaded.Archives;
   std::vector<Candidate> Found;
   for (StringRef Line : Loaded.Files) {
     // "archive(member)"; a plain path may contain parentheses too, so only a
     // line ending in ')' is taken for a member.
     size_t Open = Line.find('(');
+    bool IsMember = Line.ends_with(")") && Open != StringRef::npos;
+    if (Index && !Index->mayHoldDeviceCode(Line)) {
+      if (IsMember)
+        ++MembersTaken[Line];
+      continue;
+    }
     MemoryBufferRef Buffer;
-    if (Line.ends_with(")") && Open != StringRef::npos) {
+    if (IsMember) {
       Expected<MemoryBufferRef> Member = archiveMember(
           Line.take_front(Open), Line.drop_front(Open + 1).drop_back());
       if (!Member)
@@ -158,20 +166,13 @@ Error DeviceInputs::scanInput(MemoryBufferRef Buffer, StringRef Name,
       Expected<StringRef> SecName = Sec.getName();
       if (!SecName)
         return inputError(Name, toString(SecName.takeError()));
-      if (SecName->starts_with(BundleMagic)) {
+      ELFSectionRef ELFSec(Sec);
+      if (!isDeviceCodeSection(*SecName, ELFSec.getType(), ELFSec.getFlags()))
+        continue;
+      HasDeviceCode = true;
+      if (SecName->starts_with(BundleMagic))
         if (Error E = addBundleSection(Sec, *SecName, Name, Found))
           return E;
-        HasDeviceCode = true;
-        continue;
-      }
-      // A HIP or CUDA unit's registration refers to its fat binary from the
-      // segment; a fat binary another tool linked (clang --hip-link's) is
-      // defined in .hip_fatbin.
-      HasDeviceCode |=
-          SecName->starts_with(".llvm.offloading") ||
-          ELFSectionRef(Sec).getType() == ELF::SHT_LLVM_OFFLOADING ||
-          *SecName == ".hipFatBinSegment" || *SecName == ".nvFatBinSegment" ||
-          *SecName == ".hip_fatbin";
     }
     if (!HasDeviceCode)
       return Error::success();
@@ -333,6 +334,8 @@ Error DeviceInputs::addArchiveMembersDeviceCodeNeeds(
   // The device images of every member the host link left out.
   std::vector<Candidate> Left;
   for (StringRef Path : ArchivePaths) {
+    if (Index && !Index->archiveMayHoldDeviceCode(Path))
+      continue;
     Expected<Archive *> Lib = openArchive(Path);
     if (!Lib)
       return Lib.takeError();
@@ -347,6 +350,8 @@ Error DeviceInputs::addArchiveMembersDeviceCodeNeeds(
       std::string Key = (Path + "(" + *Name + ")").str();
       if (Seen[Key]++ < MembersTaken.lookup(Key))
         continue; // loaded by the host link, scanned already
+      if (Index && !Index->memberMayHoldDeviceCode(Path, *Name))
+        continue;
       Expected<MemoryBufferRef> Buffer = Child.getMemoryBufferRef();
       if (!Buffer) {
         consumeError(std::move(Err));

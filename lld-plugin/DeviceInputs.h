@@ -13,6 +13,7 @@
 #define LLD_OFFLOAD_LLDPLUGIN_DEVICEINPUTS_H
 
 #include "format/FindOffloadBinaries.h"
+#include "lld-plugin/LinkInputs.h"
 #include "lld-plugin/RunLLD.h"
 
 #include "llvm/ADT/StringMap.h"
@@ -43,8 +44,10 @@ struct DeviceImage {
 class DeviceInputs {
 public:
   /// Searches the files and archive members the host link loads for device
-  /// code.
-  llvm::Error scanLoadedInputs(const LoadedInputs &Loaded);
+  /// code. Those that \p Index has read and found without any are skipped,
+  /// here and among the archive members left out.
+  llvm::Error scanLoadedInputs(const LoadedInputs &Loaded,
+                               const LinkInputs *Index = nullptr);
 
   /// Adds the device code of archive members the host link left out when
   /// device code needs it: a member whose image defines a symbol that the
@@ -99,6 +102,7 @@ private:
   llvm::Error take(const Candidate &C);
   llvm::Error noteSymbols(const OffloadImage &Image, SymbolUse &Use);
 
+  const LinkInputs *Index = nullptr;
   OffloadBinaryFinder Finder;
   std::vector<std::unique_ptr<llvm::MemoryBuffer>> Files;
   llvm::StringMap<std::unique_ptr<llvm::object::Archive>> Archives;

@@ -2,6 +2,7 @@
 
 #include "lld-plugin/DeviceLink.h"
 
+#include "lld-plugin/LinkInputs.h"
 #include "lld-plugin/NVPTXLink.h"
 #include "lld-plugin/RunLLD.h"
 
@@ -212,10 +213,44 @@ prepareNVPTXLink(const DeviceLinkJob &Job, const OffloadOptions &Options,
   return std::move(Link);
 }
 
+/// How many --trace lines the files of a CPU device link's \p Args (before
+/// its libraries) print: one per object or shared object; 0 when some other
+/// file (an archive, a linker script) makes that unknown.
+static size_t leadingTraceLines(ArrayRef<std::string> Args,
+                                ArrayRef<std::string> SearchArgs) {
+  std::vector<std::string> Dirs;
+  for (StringRef Arg : SearchArgs)
+    if (Arg.consume_front("-L"))
+      Dirs.push_back(Arg.str());
+  size_t Lines = 0;
+  for (size_t I = 0; I != Args.size(); ++I) {
+    StringRef Arg = Args[I];
+    if (Arg == "-o") {
+      ++I;
+      continue;
+    }
+    std::optional<std::string> Path;
+    if (Arg.starts_with("-l"))
+      Path = searchLibrary(Arg.drop_front(2), Dirs, "", /*Static=*/false);
+    else if (!Arg.starts_with("-"))
+      Path = Arg.str();
+    else
+      continue;
+    file_magic Magic;
+    if (!Path || identify_magic(*Path, Magic) ||
+        (Magic != file_magic::elf_relocatable &&
+         Magic != file_magic::elf_shared_object))
+      return 0;
+    ++Lines;
+  }
+  return Lines;
+}
+
 Expected<PreparedDeviceLink> prepareDeviceLink(const DeviceLinkJob &Job,
                                                const HostLinkInfo &Host,
                                                const OffloadOptions &Options,
-                                               const WorkDir &Dir) {
+                                               const WorkDir &Dir,
+                                               bool EveryLibrary) {
   PreparedDeviceLink Link;
   Link.Job = &Job;
   Link.Output = Dir.path(Job.name() + ".img");
@@ -294,8 +329,25 @@ Expected<PreparedDeviceLink> prepareDeviceLink(const DeviceLinkJob &Job,
     // __tls_get_addr and friends), so that the image resolves everything.
     if (!Host.DynamicLinker.empty() && sys::fs::exists(Host.DynamicLinker))
       Args.push_back(Host.DynamicLinker);
-    llvm::append_range(Args, Host.Libraries);
+    std::vector<std::string> Full = Args;
+    llvm::append_range(Full, Host.Libraries);
+    llvm::append_range(Full, Host.EndFiles);
+    // Without the static archives first, unless LTO may call into them.
+    std::vector<std::string> SearchArgs = Host.SearchArgs;
+    SearchArgs.push_back("-L" + Options.RuntimePath);
+    DeviceLinkLibraries Libs;
+    if (!EveryLibrary && !Job.NeedsLTO)
+      Libs = omitStaticArchives(Host.Libraries, SearchArgs);
+    if (!Libs.omitsAny()) {
+      Args = std::move(Full);
+      return std::move(Link);
+    }
+    Libs.LeadingLines = leadingTraceLines(Args, SearchArgs);
+    llvm::append_range(Args, Libs.Kept);
     llvm::append_range(Args, Host.EndFiles);
+    Args.push_back("--trace");
+    Link.Libraries = std::move(Libs);
+    Link.FullArgs = std::move(Full);
   }
   return std::move(Link);
 }
@@ -341,9 +393,25 @@ static Error runProgram(const PreparedDeviceLink &Link, StringRef LogFile) {
   return deviceLinkError(Link, processMessages(LogFile, ErrMsg));
 }
 
-static Error runInProcess(ArrayRef<PreparedDeviceLink> Links,
+/// Runs \p Link with its every library, in this process.
+static Error runWithEveryLibrary(PreparedDeviceLink &Link) {
+  Link.Libraries = DeviceLinkLibraries();
+  std::string Out, Err;
+  if (runLLDCapturing(Link.FullArgs, Out, Err) != 0 || !canRunLLDAgain())
+    return deviceLinkError(Link, Out + Err);
+  return Error::success();
+}
+
+bool omittedArchivesNeeded(ArrayRef<PreparedDeviceLink> Links) {
+  return llvm::any_of(Links, [](const PreparedDeviceLink &Link) {
+    return Link.omitsArchives() &&
+           omittedArchivesNeeded(Link.Trace, Link.Libraries);
+  });
+}
+
+static Error runInProcess(MutableArrayRef<PreparedDeviceLink> Links,
                           const WorkDir &Dir) {
-  for (const PreparedDeviceLink &Link : Links) {
+  for (PreparedDeviceLink &Link : Links) {
     if (!Link.Program.empty()) {
       if (Error E = runProgram(Link, Dir.path(Link.Job->name() + ".log")))
         return E;
@@ -359,7 +427,18 @@ static Error runInProcess(ArrayRef<PreparedDeviceLink> Links,
       continue;
     }
     std::string Out, Err;
-    if (runLLDCapturing(Link.Args, Out, Err) != 0 || !canRunLLDAgain())
+    int RC = runLLDCapturing(Link.Args, Out, Err);
+    // Without the host's static archives, a link that fails may need one.
+    if (Link.omitsArchives() && canRunLLDAgain()) {
+      if (RC == 0) {
+        Link.Trace = std::move(Out);
+        continue;
+      }
+      if (Error E = runWithEveryLibrary(Link))
+        return E;
+      continue;
+    }
+    if (RC != 0 || !canRunLLDAgain())
       return deviceLinkError(Link, Out + Err);
   }
   return Error::success();
@@ -368,14 +447,14 @@ static Error runInProcess(ArrayRef<PreparedDeviceLink> Links,
 namespace {
 /// A device link running in a worker process.
 struct RunningLink {
-  const PreparedDeviceLink *Link;
+  PreparedDeviceLink *Link;
   sys::ProcessInfo Process;
-  std::string ErrFile;
+  std::string ErrFile, TraceFile;
   JobSlot Slot;
 };
 } // namespace
 
-Error runDeviceLinks(ArrayRef<PreparedDeviceLink> Links,
+Error runDeviceLinks(MutableArrayRef<PreparedDeviceLink> Links,
                      const OffloadOptions &Options, StringRef Self,
                      const WorkDir &Dir) {
   JobserverClient *Jobserver =
@@ -398,7 +477,19 @@ Error runDeviceLinks(ArrayRef<PreparedDeviceLink> Links,
   std::vector<RunningLink> Running;
   Error Failure = Error::success();
   size_t Next = 0;
+  // Links run without the host's static archives that failed: run again,
+  // with them, once the workers are done.
+  std::vector<PreparedDeviceLink *> Again;
   auto Finished = [&](RunningLink &R, int ExitCode, StringRef Why) {
+    if (R.Link->omitsArchives() && Why.empty()) {
+      ErrorOr<std::unique_ptr<MemoryBuffer>> Trace =
+          MemoryBuffer::getFile(R.TraceFile);
+      if (ExitCode == 0 && Trace)
+        R.Link->Trace = (*Trace)->getBuffer().str();
+      else
+        Again.push_back(R.Link);
+      ExitCode = 0;
+    }
     if (ExitCode != 0 && !Failure)
       Failure = deviceLinkError(*R.Link, processMessages(R.ErrFile, Why));
     if (Jobserver && R.Slot.isValid())
@@ -414,7 +505,7 @@ Error runDeviceLinks(ArrayRef<PreparedDeviceLink> Links,
         if (!Slot.isValid())
           break;
       }
-      const PreparedDeviceLink &Link = Links[Next];
+      PreparedDeviceLink &Link = Links[Next];
       std::string ErrFile = Dir.path(Link.Job->name() + ".log");
       // LLD links run in a worker: this executable in worker mode; other
       // links run their own program.
@@ -424,8 +515,12 @@ Error runDeviceLinks(ArrayRef<PreparedDeviceLink> Links,
         Argv.push_back(Link.NVPTXWorker ? NVPTXWorkerFlag : WorkerFlag);
       for (const std::string &Arg : Link.Args)
         Argv.push_back(Arg);
-      std::optional<StringRef> Redirects[] = {std::nullopt, StringRef(ErrFile),
-                                              StringRef(ErrFile)};
+      // A link that traces what it loads keeps the trace apart.
+      std::string TraceFile = !Link.omitsArchives()
+                                  ? ErrFile
+                                  : Dir.path(Link.Job->name() + ".trace");
+      std::optional<StringRef> Redirects[] = {
+          std::nullopt, StringRef(TraceFile), StringRef(ErrFile)};
       std::string ErrMsg;
       bool ExecFailed = false;
       std::optional<ArrayRef<StringRef>> Env;
@@ -443,7 +538,7 @@ Error runDeviceLinks(ArrayRef<PreparedDeviceLink> Links,
                                                    ErrMsg));
         break;
       }
-      Running.push_back({&Link, PI, ErrFile, std::move(Slot)});
+      Running.push_back({&Link, PI, ErrFile, TraceFile, std::move(Slot)});
       ++Next;
     }
     if (Failure && Next < Links.size())
@@ -468,7 +563,12 @@ Error runDeviceLinks(ArrayRef<PreparedDeviceLink> Links,
     if (!Reaped)
       std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
-  return Failure;
+  if (Failure)
+    return Failure;
+  for (PreparedDeviceLink *Link : Again)
+    if (Error E = runWithEveryLibrary(*Link))
+      return E;
+  return Error::success();
 }
 
 } // namespace offload

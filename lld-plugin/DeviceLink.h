@@ -12,6 +12,7 @@
 #ifndef LLD_OFFLOAD_LLDPLUGIN_DEVICELINK_H
 #define LLD_OFFLOAD_LLDPLUGIN_DEVICELINK_H
 
+#include "lld-plugin/DeviceLinkLibraries.h"
 #include "lld-plugin/DevicePlan.h"
 #include "lld-plugin/LinkOptions.h"
 #include "lld-plugin/RunLLD.h"
@@ -53,7 +54,21 @@ struct PreparedDeviceLink {
   bool NVPTXWorker = false;
   std::vector<std::string> Args;
   std::string Output;
+  /// A CPU device link first run without the host's static archives
+  /// (DeviceLinkLibraries.h): its libraries, and the arguments with every
+  /// one, for the run again when an archive is needed. Args trace what the
+  /// link loads, into Trace once it has run.
+  DeviceLinkLibraries Libraries;
+  std::vector<std::string> FullArgs;
+  std::string Trace;
+
+  bool omitsArchives() const { return Libraries.omitsAny(); }
 };
+
+/// True if a device link run without the host's static archives would have
+/// taken a member of one (omittedArchivesNeeded()): it must run again with
+/// them. Reads files only: may run beside LLD.
+bool omittedArchivesNeeded(llvm::ArrayRef<PreparedDeviceLink> Links);
 
 /// The path of the CUDA toolkit's \p Tool under \p CudaPath, or an error
 /// saying what is missing and how to point at a toolkit.
@@ -61,16 +76,19 @@ llvm::Expected<std::string> findCudaTool(llvm::StringRef CudaPath,
                                          llvm::StringRef Tool);
 
 /// Writes the job's images to \p Dir and builds its command line: LLD for
-/// CPUs and AMDGPU, nvlink for NVPTX.
+/// CPUs and AMDGPU, nvlink for NVPTX. A CPU device link with the host's
+/// libraries leaves its static archives out, unless \p EveryLibrary.
 llvm::Expected<PreparedDeviceLink>
 prepareDeviceLink(const DeviceLinkJob &Job, const HostLinkInfo &Host,
-                  const OffloadOptions &Options, const WorkDir &Dir);
+                  const OffloadOptions &Options, const WorkDir &Dir,
+                  bool EveryLibrary = false);
 
 /// Runs the links, \p Options.Jobs at a time (or as many as GNU make's
 /// jobserver allows). \p Self is this executable, started in worker mode for
 /// parallel links. On failure the error names the job and its inputs and
-/// carries LLD's messages.
-llvm::Error runDeviceLinks(llvm::ArrayRef<PreparedDeviceLink> Links,
+/// carries LLD's messages. A link that leaves the host's static archives out
+/// and fails runs again with them; one that succeeds keeps its trace.
+llvm::Error runDeviceLinks(llvm::MutableArrayRef<PreparedDeviceLink> Links,
                            const OffloadOptions &Options, llvm::StringRef Self,
                            const WorkDir &Dir);
 

@@ -8,9 +8,14 @@
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CrashRecoveryContext.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
 
+#include <cerrno>
 #include <signal.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 LLD_HAS_DRIVER(elf)
 
@@ -48,33 +53,83 @@ int runLLDCapturing(llvm::ArrayRef<std::string> Args, std::string &Out,
   return RC;
 }
 
+ArchiveStats::ArchiveStats(llvm::StringRef Fallback) {
+  FD = ::memfd_create("archive-stats", MFD_CLOEXEC);
+  std::string Name = "/proc/self/fd/" + std::to_string(FD);
+  if (FD >= 0 && llvm::sys::fs::exists(Name)) {
+    Path = Name;
+    return;
+  }
+  if (FD >= 0)
+    ::close(FD);
+  FD = -1;
+  Path = Fallback.str();
+}
+
+ArchiveStats::~ArchiveStats() {
+  if (FD >= 0)
+    ::close(FD);
+}
+
+std::string ArchiveStats::read() const {
+  if (FD < 0) {
+    llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> File =
+        llvm::MemoryBuffer::getFile(Path);
+    return File ? (*File)->getBuffer().str() : std::string();
+  }
+  std::string Data;
+  char Chunk[16384];
+  for (off_t At = 0;;) {
+    ssize_t N = ::pread(FD, Chunk, sizeof(Chunk), At);
+    if (N < 0 && errno == EINTR)
+      continue;
+    if (N <= 0)
+      return Data;
+    Data.append(Chunk, N);
+    At += N;
+  }
+}
+
+std::vector<std::string> traceArguments(const ArchiveStats &Stats) {
+  return {"--trace", "--print-archive-stats=" + Stats.path()};
+}
+
 llvm::Expected<LoadedInputs>
-traceLoadedInputs(llvm::ArrayRef<std::string> LLDArgs,
-                  llvm::StringRef StatsFile) {
+traceLoadedInputs(llvm::ArrayRef<std::string> LLDArgs, llvm::StringRef Dir) {
+  llvm::SmallString<128> StatsFile = Dir;
+  llvm::sys::path::append(StatsFile, "archive-stats.txt");
+  ArchiveStats Stats(StatsFile);
   std::vector<std::string> Args = probeArguments(LLDArgs);
-  Args.push_back("--trace");
-  Args.push_back(("--print-archive-stats=" + StatsFile).str());
+  llvm::append_range(Args, traceArguments(Stats));
+  // Stop once symbols are resolved: what is loaded is known then. With
+  // bitcode inputs that means ThinLTO index files, whose paths are moved
+  // under the work directory.
+  Args.push_back("--thinlto-index-only");
+  llvm::SmallString<128> IndexDir = Dir;
+  llvm::sys::path::append(IndexDir, "thinlto", "");
+  Args.push_back(("--thinlto-prefix-replace=;" + IndexDir).str());
   std::string Out, Err;
   if (runLLDCapturing(Args, Out, Err) != 0)
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                    llvm::StringRef(Err).rtrim());
-  LoadedInputs Loaded;
-  for (llvm::StringRef Line : llvm::split(Out, '\n'))
-    if (!Line.empty())
-      Loaded.Files.push_back(Line.str());
+  return readLoadedInputs(Out, Stats.read());
+}
 
+LoadedInputs readLoadedInputs(llvm::StringRef Trace, llvm::StringRef Stats,
+                              llvm::StringRef Skip) {
+  LoadedInputs Loaded;
+  Loaded.ArchiveStats = Stats.str();
+  for (llvm::StringRef Line : llvm::split(Trace, '\n'))
+    if (!Line.empty() && (Skip.empty() || !Line.starts_with(Skip)))
+      Loaded.Files.push_back(Line.str());
   // members <tab> extracted <tab> archive, after a header line.
-  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> Stats =
-      llvm::MemoryBuffer::getFile(StatsFile);
-  if (!Stats)
-    return Loaded; // no archive in the link
-  for (llvm::StringRef Line : llvm::split((*Stats)->getBuffer(), '\n')) {
+  for (llvm::StringRef Line : llvm::split(Stats, '\n')) {
     llvm::SmallVector<llvm::StringRef, 3> Fields;
     Line.split(Fields, '\t', 2);
     if (Fields.size() == 3 && Fields[0] != "members")
       Loaded.Archives.push_back(Fields[2].str());
   }
-  return std::move(Loaded);
+  return Loaded;
 }
 
 bool canRunLLDAgain() { return LLDUsable; }

@@ -34,16 +34,48 @@ struct LoadedInputs {
   std::vector<std::string> Files;
   /// Every archive the link searched, whether or not it took a member.
   std::vector<std::string> Archives;
+  /// LLD's archive statistics, which list them.
+  std::string ArchiveStats;
 };
 
-/// Runs \p LLDArgs as a probe: a link that writes nothing (see
-/// probeArguments()) and reports the files, archive members and archives it
-/// loads. \p StatsFile is where LLD may write its archive statistics (LLD
-/// writes them to a file, never to the stream given to it). Fails with LLD's
-/// messages.
+/// Where LLD writes its archive statistics (--print-archive-stats, which
+/// LLD writes to a file, never to the stream given to it): a file in memory
+/// (memfd), so that a full disk cannot make LLD abort on it, or a file in
+/// the work directory where memory files cannot be named.
+class ArchiveStats {
+public:
+  /// \p Fallback: the file to use where /proc/self/fd is not there.
+  explicit ArchiveStats(llvm::StringRef Fallback);
+  ~ArchiveStats();
+  ArchiveStats(const ArchiveStats &) = delete;
+  ArchiveStats &operator=(const ArchiveStats &) = delete;
+  /// The path to give LLD.
+  const std::string &path() const { return Path; }
+  /// What LLD wrote last; empty if nothing.
+  std::string read() const;
+
+private:
+  int FD = -1;
+  std::string Path;
+};
+
+/// Runs \p LLDArgs as a probe: a link that stops once symbols are resolved
+/// and writes nothing (see probeArguments()), and reports the files, archive
+/// members and archives it loads. ThinLTO index files, which the probe
+/// makes of bitcode inputs, go under \p Dir. Fails with LLD's messages.
 llvm::Expected<LoadedInputs>
-traceLoadedInputs(llvm::ArrayRef<std::string> LLDArgs,
-                  llvm::StringRef StatsFile);
+traceLoadedInputs(llvm::ArrayRef<std::string> LLDArgs, llvm::StringRef Dir);
+
+/// The options that make LLD report what a link loads: --trace to its
+/// standard output, the archives it searched to \p Stats.
+std::vector<std::string> traceArguments(const ArchiveStats &Stats);
+
+/// What a link run with traceArguments() loaded: the --trace lines of its
+/// standard output \p Trace, but those under \p Skip (a directory of
+/// ld.lld-offload's own inputs, when not empty), and the archives listed in
+/// the statistics \p Stats.
+LoadedInputs readLoadedInputs(llvm::StringRef Trace, llvm::StringRef Stats,
+                              llvm::StringRef Skip = "");
 
 /// True while LLD can still be called in this process (it cannot after it
 /// crashed).

@@ -8,6 +8,7 @@
 #include "lld-plugin/DeviceInputs.h"
 #include "lld-plugin/DeviceLink.h"
 #include "lld-plugin/DevicePlan.h"
+#include "lld-plugin/LinkInputs.h"
 #include "lld-plugin/LinkOptions.h"
 #include "lld-plugin/NVPTXLink.h"
 #include "lld-plugin/RegisterImages.h"
@@ -27,6 +28,7 @@
 #include "llvm/Support/WithColor.h"
 
 #include <chrono>
+#include <future>
 #include <signal.h>
 #include <sys/prctl.h>
 
@@ -103,15 +105,49 @@ int fail(Error E) {
   return 1;
 }
 
-/// The host link as asked for, plus \p Extra.
-int linkHost(const LinkCommandLine &CL, ArrayRef<std::string> Extra) {
+/// True if the command line asks LLD for --trace (-t) itself.
+bool asksForTrace(ArrayRef<std::string> LLDArgs) {
+  return llvm::any_of(LLDArgs, [](StringRef Arg) {
+    return Arg == "-t" || Arg == "--trace" || Arg == "-trace";
+  });
+}
+
+/// With --offload-save-temps, what LLD said of the archives it searched.
+void keepArchiveStats(const LinkCommandLine &CL, const WorkDir &Dir,
+                      const LoadedInputs &Loaded) {
+  if (!CL.Offload.SaveTemps)
+    return;
+  Expected<std::string> Kept =
+      Dir.write("archive-stats.txt", Loaded.ArchiveStats);
+  if (!Kept)
+    logAllUnhandledErrors(Kept.takeError(),
+                          WithColor::warning(errs(), ToolName));
+}
+
+/// The host link as asked for, plus \p Extra. With \p Trace, LLD also
+/// reports what the link loads (traceArguments()): into \p Loaded, inputs
+/// under \p Dir (ours) left out, and LLD's standard output is printed only
+/// if the command line asked for the trace itself.
+int linkHost(const LinkCommandLine &CL, ArrayRef<std::string> Extra,
+             const WorkDir *Trace = nullptr, LoadedInputs *Loaded = nullptr) {
   std::vector<std::string> Args = CL.LLDArgs;
   llvm::append_range(Args, Extra);
   if (CL.Offload.Verbose || CL.Offload.DryRun)
     printCommand("host link", Args);
   if (CL.Offload.DryRun)
     return 0;
-  return runLLD(Args, outs(), errs());
+  if (!Trace)
+    return runLLD(Args, outs(), errs());
+  ArchiveStats Stats(Trace->path("archive-stats.txt"));
+  llvm::append_range(Args, traceArguments(Stats));
+  std::string Out;
+  raw_string_ostream OutOS(Out);
+  int Status = runLLD(Args, OutOS, errs());
+  *Loaded = readLoadedInputs(Out, Stats.read(), Trace->dir() + "/");
+  keepArchiveStats(CL, *Trace, *Loaded);
+  if (asksForTrace(CL.LLDArgs))
+    outs() << Out;
+  return Status;
 }
 
 /// The OpenMP offload runtime for a final link whose command line lacks it,
@@ -121,6 +157,209 @@ std::vector<std::string> runtimeArguments(const LinkCommandLine &CL) {
     return {};
   return {"--push-state", "-Bdynamic", "-L" + CL.Offload.RuntimePath,
           "-lomptarget", "--pop-state"};
+}
+
+/// The device code of a link's loaded inputs and the links it asks for.
+struct DeviceWork {
+  std::unique_ptr<DeviceInputs> Inputs = std::make_unique<DeviceInputs>();
+  std::vector<DeviceLinkJob> Jobs;
+  HostLinkInfo Host;
+  /// Everything the device links and the registration are made of: equal
+  /// descriptions, equal links.
+  std::string Description;
+  /// CPU device links take every host library, static archives included.
+  bool EveryLibrary = false;
+};
+
+/// Finds the device code in the \p Loaded inputs, plus what it needs from
+/// archive members the host left out, and groups it into device links.
+Expected<DeviceWork> findDeviceWork(const LinkCommandLine &CL,
+                                    const LoadedInputs &Loaded,
+                                    const LinkInputs &Named) {
+  const OffloadOptions &Opts = CL.Offload;
+  DeviceWork Work;
+  DeviceInputs &Inputs = *Work.Inputs;
+  {
+    Pass P("find device code", Opts.Verbose);
+    if (Error E = Inputs.scanLoadedInputs(Loaded, &Named))
+      return std::move(E);
+  }
+  {
+    Pass P("find device code in unused archive members", Opts.Verbose);
+    if (Error E = Inputs.addArchiveMembersDeviceCodeNeeds(Opts.ExtractArchs))
+      return std::move(E);
+  }
+  Work.Host = getHostLinkInfo(CL.LLDArgs, Loaded);
+  raw_string_ostream OS(Work.Description);
+  for (const DeviceImage &Image : Inputs.images())
+    OS << "image " << Image.Where << "\n";
+  for (const std::string &Unit : Inputs.hipFatbinUnits())
+    OS << "hip unit " << Unit << "\n";
+  if (std::optional<std::string> By = Inputs.alreadyRegisteredBy())
+    OS << "registered by " << *By << "\n";
+  OS << "calls registration " << Inputs.callsOpenMPRegistration() << "\n";
+  for (const std::string &Lib : Work.Host.Libraries)
+    OS << "library " << Lib << "\n";
+  if (Inputs.images().empty() && Inputs.hipFatbinUnits().empty())
+    return std::move(Work);
+  // Refuse what cannot be linked before any work is done.
+  Expected<std::vector<DeviceLinkJob>> Jobs =
+      planDeviceLinks(Inputs.images(), Inputs.hipFatbinUnits());
+  if (!Jobs)
+    return Jobs.takeError();
+  Work.Jobs = std::move(*Jobs);
+  return std::move(Work);
+}
+
+/// How a link with device code ended: LLD's status, or an error of ours.
+struct Linked {
+  int Status = 0;
+  std::optional<Error> Failure;
+  /// A device link without the host's static archives needs one: link
+  /// again with every library.
+  bool Again = false;
+};
+
+/// How many times a link may find that its host link loaded other device
+/// code than it was linked with before giving up.
+constexpr unsigned MaxLinkRounds = 4;
+
+Linked linkError(Error E) { return {1, std::move(E)}; }
+
+/// Links \p Work's device code, builds its registration and links the host
+/// with it (and, for OpenMP, the runtime), tracing what the host link loads
+/// into \p HostLoaded when not null.
+Linked linkWithDeviceCode(const LinkCommandLine &CL, DeviceWork &Work,
+                          const WorkDir &Dir, const char *Argv0,
+                          LoadedInputs *HostLoaded) {
+  const OffloadOptions &Opts = CL.Offload;
+  DeviceInputs &Inputs = *Work.Inputs;
+  if (Opts.Verbose)
+    for (const DeviceImage &Image : Inputs.images())
+      errs() << ToolName << ": device image " << describeImage(Image.Image)
+             << " in " << Image.Where << "\n";
+  const WorkDir *Trace = HostLoaded ? &Dir : nullptr;
+
+  // Images already registered by an input (clang-linker-wrapper's wrapper
+  // object) or none at all: the host link as it was asked for.
+  if (std::optional<std::string> By = Inputs.alreadyRegisteredBy()) {
+    if (Opts.Verbose)
+      errs() << ToolName << ": " << *By
+             << " registers the device images already; linking the host only\n";
+    return {linkHost(CL, {}, Trace, HostLoaded)};
+  }
+  // No device code: the host link as asked for, with the runtime if an input
+  // registers images (a relocatable output that linked its own, say).
+  if (Work.Jobs.empty())
+    return {linkHost(CL,
+                     Inputs.callsOpenMPRegistration()
+                         ? runtimeArguments(CL)
+                         : std::vector<std::string>(),
+                     Trace, HostLoaded)};
+
+  // Write each job's images out and build its LLD command line.
+  std::vector<PreparedDeviceLink> Links;
+  for (const DeviceLinkJob &Job : Work.Jobs) {
+    Expected<PreparedDeviceLink> Link =
+        prepareDeviceLink(Job, Work.Host, Opts, Dir, Work.EveryLibrary);
+    if (!Link)
+      return linkError(Link.takeError());
+    if (Opts.Verbose || Opts.DryRun)
+      printCommand("device link " + Job.name() + " (" +
+                       std::to_string(Job.Images.size()) + " images)",
+                   Link->Args,
+                   Link->NVPTXWorker       ? StringRef(NVPTXWorkerFlag)
+                   : Link->Program.empty() ? StringRef("ld.lld")
+                                           : StringRef(Link->Program));
+    Links.push_back(std::move(*Link));
+  }
+  // OpenMP images need the offload runtime in the host link.
+  bool LinksOpenMP = llvm::any_of(Work.Jobs, [](const DeviceLinkJob &Job) {
+    return Job.Kind == OffloadKind::OpenMP;
+  });
+  if (Opts.DryRun) {
+    std::vector<std::string> Extra = {"<registration object>"};
+    if (LinksOpenMP)
+      llvm::append_range(Extra, runtimeArguments(CL));
+    return {linkHost(CL, Extra)};
+  }
+
+  // Link the device images, in parallel when asked.
+  {
+    Pass P("device links", Opts.Verbose);
+    std::string Self = sys::fs::getMainExecutable(Argv0, (void *)&fail);
+    if (Error E = runDeviceLinks(Links, Opts, Self, Dir))
+      return linkError(std::move(E));
+  }
+
+  // A relocatable output that links device code now keeps its own entries
+  // section, so that it registers its images and no others.
+  RegistrationSettings Settings;
+  if (Opts.Compress)
+    Settings.Compression =
+        BundleCompression{compression::Format::Zstd, Opts.CompressionLevel,
+                          Opts.CompressionVersion};
+  Settings.Relocatable = CL.Relocatable;
+  Settings.CudaPath = Opts.CudaPath;
+  Settings.HIPFatbinUnits = Inputs.hipFatbinUnits();
+  std::vector<std::string> Extra;
+  if (CL.Relocatable) {
+    Expected<RelocatableRegistration> R = planRelocatableRegistration(Links);
+    if (!R)
+      return linkError(R.takeError());
+    Expected<std::string> Script = Dir.write("relocatable.lds", R->Script);
+    if (!Script)
+      return linkError(Script.takeError());
+    Settings.EntriesSection = R->EntriesSection;
+    Extra = {"-T", *Script};
+  }
+
+  // Build the objects that register the linked images at startup, one per
+  // offload kind.
+  Expected<RegistrationObjects> Registration = [&] {
+    Pass P("registration objects", Opts.Verbose);
+    return writeRegistrationObjects(Links, Work.Host.HostTriple, Settings, Dir);
+  }();
+  if (!Registration)
+    return linkError(Registration.takeError());
+  llvm::append_range(Extra, Registration->Paths);
+
+  // A fat binary of hundreds of MiB between .text and .data would push them
+  // apart beyond the +-2 GiB that small-code-model references reach: place
+  // large ones after .bss, where nothing refers to them but the wrapper's
+  // 64-bit pointer.
+  if (!CL.Relocatable &&
+      Registration->LargestFatbin >= Opts.LargeFatbinThreshold) {
+    Expected<std::string> Script = Dir.write(
+        "large-fatbin.lds", "SECTIONS {\n  .hip_fatbin : { *(.hip_fatbin) }\n"
+                            "  .nv_fatbin : { *(.nv_fatbin) }\n"
+                            "} INSERT AFTER .bss;\n");
+    if (!Script)
+      return linkError(Script.takeError());
+    Extra.push_back("-T");
+    Extra.push_back(*Script);
+  }
+
+  // Whether a device link left out a static archive it needs: checked
+  // beside the host link, which leaves a core idle most of its time.
+  std::future<bool> ArchivesNeeded;
+  if (llvm::any_of(Links, [](const PreparedDeviceLink &Link) {
+        return Link.omitsArchives();
+      }))
+    ArchivesNeeded = std::async(std::launch::async,
+                                [&] { return omittedArchivesNeeded(Links); });
+
+  // Link the host with the registration objects and, for OpenMP, the
+  // offload runtime.
+  if (LinksOpenMP)
+    llvm::append_range(Extra, runtimeArguments(CL));
+  Linked L;
+  {
+    Pass P("host link", Opts.Verbose);
+    L.Status = linkHost(CL, Extra, Trace, HostLoaded);
+  }
+  L.Again = ArchivesNeeded.valid() && ArchivesNeeded.get();
+  return L;
 }
 
 int link(ArrayRef<const char *> Argv) {
@@ -187,148 +426,87 @@ int link(ArrayRef<const char *> Argv) {
     return fail(Started.takeError());
   Guard = std::move(*Started);
 
-  // Ask LLD which files and archive members this link loads.
-  Expected<LoadedInputs> Loaded = [&] {
+  // Read the section tables of the inputs the command line names: which
+  // objects and archive members may hold device code.
+  LinkInputs Named = [&] {
     Pass P("find the inputs LLD loads", Opts.Verbose);
-    return traceLoadedInputs(CL.LLDArgs, (*Dir)->path("archive-stats.txt"));
+    return LinkInputs::find(CL.LLDArgs);
   }();
-  // A host link that fails fails here: say what LLD said, as ld.lld would.
-  if (!Loaded) {
-    errs() << toString(Loaded.takeError()) << "\n";
-    return 1;
-  }
 
-  // Find the device code in them.
-  DeviceInputs Inputs;
-  {
-    Pass P("find device code", Opts.Verbose);
-    if (Error E = Inputs.scanLoadedInputs(*Loaded))
-      return fail(std::move(E));
-  }
-
-  // Add what device code needs from archive members the host left out.
-  {
-    Pass P("find device code in unused archive members", Opts.Verbose);
-    if (Error E = Inputs.addArchiveMembersDeviceCodeNeeds(Opts.ExtractArchs))
-      return fail(std::move(E));
-  }
-  if (Opts.Verbose)
-    for (const DeviceImage &Image : Inputs.images())
-      errs() << ToolName << ": device image " << describeImage(Image.Image)
-             << " in " << Image.Where << "\n";
-
-  // Images already registered by an input (clang-linker-wrapper's wrapper
-  // object) or none at all: the host link as it was asked for.
-  if (std::optional<std::string> By = Inputs.alreadyRegisteredBy()) {
+  // What the host link loads: the objects the command line names, when no
+  // archive member or lazy object holds device code; otherwise LLD's
+  // answer, from a probe that stops once symbols are resolved. The host
+  // link's own trace checks the answer below, unless there is no host link
+  // (a dry run) or its trace would mix with other output on stdout.
+  std::optional<std::string> Untraced =
+      Opts.DryRun ? std::optional<std::string>("--offload-dry-run")
+                  : optionPrintingToStdout(CL.LLDArgs);
+  std::string AskLLD = Untraced ? *Untraced : Named.whyAskLLD();
+  LoadedInputs Loaded = Named.commandLineLoads();
+  if (!AskLLD.empty()) {
     if (Opts.Verbose)
-      errs() << ToolName << ": " << *By
-             << " registers the device images already; linking the host only\n";
-    return linkHost(CL, {});
-  }
-  // No device code: the host link as asked for, with the runtime if an input
-  // registers images (a relocatable output that linked its own, say).
-  if (Inputs.images().empty() && Inputs.hipFatbinUnits().empty())
-    return linkHost(CL, Inputs.callsOpenMPRegistration()
-                            ? runtimeArguments(CL)
-                            : std::vector<std::string>());
-
-  // Group the images into device links, refusing what cannot be linked
-  // before any work is done.
-  Expected<std::vector<DeviceLinkJob>> Jobs =
-      planDeviceLinks(Inputs.images(), Inputs.hipFatbinUnits());
-  if (!Jobs)
-    return fail(Jobs.takeError());
-
-  // Write each job's images out and build its LLD command line.
-  HostLinkInfo Host = getHostLinkInfo(CL.LLDArgs, *Loaded);
-  std::vector<PreparedDeviceLink> Links;
-  for (const DeviceLinkJob &Job : *Jobs) {
-    Expected<PreparedDeviceLink> Link =
-        prepareDeviceLink(Job, Host, Opts, **Dir);
-    if (!Link)
-      return fail(Link.takeError());
-    if (Opts.Verbose || Opts.DryRun)
-      printCommand("device link " + Job.name() + " (" +
-                       std::to_string(Job.Images.size()) + " images)",
-                   Link->Args,
-                   Link->NVPTXWorker       ? StringRef(NVPTXWorkerFlag)
-                   : Link->Program.empty() ? StringRef("ld.lld")
-                                           : StringRef(Link->Program));
-    Links.push_back(std::move(*Link));
-  }
-  // OpenMP images need the offload runtime in the host link.
-  bool LinksOpenMP = llvm::any_of(*Jobs, [](const DeviceLinkJob &Job) {
-    return Job.Kind == OffloadKind::OpenMP;
-  });
-  if (Opts.DryRun) {
-    std::vector<std::string> Extra = {"<registration object>"};
-    if (LinksOpenMP)
-      llvm::append_range(Extra, runtimeArguments(CL));
-    return linkHost(CL, Extra);
+      errs() << ToolName << ": asking LLD what the link loads (" << AskLLD
+             << ")\n";
+    Pass P("ask LLD what the link loads", Opts.Verbose);
+    Expected<LoadedInputs> Probed =
+        traceLoadedInputs(CL.LLDArgs, (*Dir)->dir());
+    // A host link that fails fails here: say what LLD said, as ld.lld would.
+    if (!Probed) {
+      errs() << toString(Probed.takeError()) << "\n";
+      return 1;
+    }
+    Loaded = std::move(*Probed);
+    keepArchiveStats(CL, **Dir, Loaded);
   }
 
-  // Link the device images, in parallel when asked.
-  {
-    Pass P("device links", Opts.Verbose);
-    std::string Self = sys::fs::getMainExecutable(Argv[0], (void *)&fail);
-    if (Error E = runDeviceLinks(Links, Opts, Self, **Dir))
-      return fail(std::move(E));
+  // Find the device code in them and plan its links.
+  Expected<DeviceWork> Work = findDeviceWork(CL, Loaded, Named);
+  if (!Work)
+    return fail(Work.takeError());
+
+  // Link the device code, register it and link the host; again if the host
+  // link loaded other device code than it was linked with (a linker script's
+  // input, a member only the registration pulls in): at most a few rounds.
+  for (unsigned Round = 1;; ++Round) {
+    LoadedInputs HostLoaded;
+    Linked L = linkWithDeviceCode(CL, *Work, **Dir, Argv[0],
+                                  Untraced ? nullptr : &HostLoaded);
+    if (L.Failure)
+      return fail(std::move(*L.Failure));
+    if (L.Status == 0 && L.Again && Round < MaxLinkRounds) {
+      if (Opts.Verbose)
+        errs() << ToolName
+               << ": a CPU device link needs a static archive of the host "
+                  "link; linking again with every library\n";
+      Work->EveryLibrary = true;
+      continue;
+    }
+    if (Untraced || L.Status != 0)
+      return L.Status;
+
+    // Check the device code of what the host link loaded.
+    Expected<DeviceWork> Loads = [&] {
+      Pass P("check what the host link loaded", Opts.Verbose);
+      return findDeviceWork(CL, HostLoaded, Named);
+    }();
+    if (!Loads)
+      return fail(Loads.takeError());
+    Loads->EveryLibrary = Work->EveryLibrary;
+    if (Loads->Description == Work->Description)
+      return 0;
+    if (Round == MaxLinkRounds)
+      return fail(createStringError(
+          inconvertibleErrorCode(),
+          "the inputs the host link loads change with its device code: "
+          "after %u links it still loads other device code than it was "
+          "linked with",
+          Round));
+    if (Opts.Verbose)
+      errs() << ToolName
+             << ": the host link loaded other device code than planned; "
+                "linking again\n";
+    Work = std::move(Loads);
   }
-
-  // A relocatable output that links device code now keeps its own entries
-  // section, so that it registers its images and no others.
-  RegistrationSettings Settings;
-  if (Opts.Compress)
-    Settings.Compression =
-        BundleCompression{compression::Format::Zstd, Opts.CompressionLevel,
-                          Opts.CompressionVersion};
-  Settings.Relocatable = CL.Relocatable;
-  Settings.CudaPath = Opts.CudaPath;
-  Settings.HIPFatbinUnits = Inputs.hipFatbinUnits();
-  std::vector<std::string> Extra;
-  if (CL.Relocatable) {
-    Expected<RelocatableRegistration> R = planRelocatableRegistration(Links);
-    if (!R)
-      return fail(R.takeError());
-    Expected<std::string> Script = (*Dir)->write("relocatable.lds", R->Script);
-    if (!Script)
-      return fail(Script.takeError());
-    Settings.EntriesSection = R->EntriesSection;
-    Extra = {"-T", *Script};
-  }
-
-  // Build the objects that register the linked images at startup, one per
-  // offload kind.
-  Expected<RegistrationObjects> Registration = [&] {
-    Pass P("registration objects", Opts.Verbose);
-    return writeRegistrationObjects(Links, Host.HostTriple, Settings, **Dir);
-  }();
-  if (!Registration)
-    return fail(Registration.takeError());
-  llvm::append_range(Extra, Registration->Paths);
-
-  // A fat binary of hundreds of MiB between .text and .data would push them
-  // apart beyond the +-2 GiB that small-code-model references reach: place
-  // large ones after .bss, where nothing refers to them but the wrapper's
-  // 64-bit pointer.
-  if (!CL.Relocatable &&
-      Registration->LargestFatbin >= Opts.LargeFatbinThreshold) {
-    Expected<std::string> Script = (*Dir)->write(
-        "large-fatbin.lds", "SECTIONS {\n  .hip_fatbin : { *(.hip_fatbin) }\n"
-                            "  .nv_fatbin : { *(.nv_fatbin) }\n"
-                            "} INSERT AFTER .bss;\n");
-    if (!Script)
-      return fail(Script.takeError());
-    Extra.push_back("-T");
-    Extra.push_back(*Script);
-  }
-
-  // Link the host with the registration objects and, for OpenMP, the
-  // offload runtime.
-  if (LinksOpenMP)
-    llvm::append_range(Extra, runtimeArguments(CL));
-  Pass P("host link", Opts.Verbose);
-  return linkHost(CL, Extra);
 }
 
 } // namespace

@@ -1,0 +1,287 @@
+//===- lld-plugin/DeviceLinkLibraries.cpp - A CPU device link's libraries -===//
+
+#include "lld-plugin/DeviceLinkLibraries.h"
+
+#include "lld-plugin/LinkInputs.h"
+
+#include "format/CheckedArchive.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/BinaryFormat/Magic.h"
+#include "llvm/Object/ELF.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+#include <climits>
+
+using namespace llvm;
+using namespace llvm::object;
+
+namespace offload {
+
+static file_magic magicOf(StringRef Path) {
+  file_magic Magic = file_magic::unknown;
+  if (identify_magic(Path, Magic))
+    return file_magic::unknown;
+  return Magic;
+}
+
+DeviceLinkLibraries omitStaticArchives(ArrayRef<std::string> Libraries,
+                                       ArrayRef<std::string> SearchArgs) {
+  std::vector<std::string> Dirs;
+  std::string Sysroot;
+  for (StringRef Arg : SearchArgs) {
+    if (Arg.consume_front("-L"))
+      Dirs.push_back(Arg.str());
+    else if (Arg.consume_front("--sysroot="))
+      Sysroot = Arg.str();
+  }
+  DeviceLinkLibraries Libs;
+  bool WholeArchive = false;
+  for (StringRef Lib : Libraries) {
+    if (Lib == "--whole-archive" || Lib == "-whole-archive")
+      WholeArchive = true;
+    else if (Lib == "--no-whole-archive" || Lib == "-no-whole-archive")
+      WholeArchive = false;
+    if (Lib.starts_with("-") && !Lib.starts_with("-l")) {
+      Libs.Kept.push_back(Lib.str()); // -rpath=, --whole-archive
+      continue;
+    }
+    std::optional<std::string> Path =
+        Lib.starts_with("-l") ? searchLibrary(Lib.drop_front(2), Dirs, Sysroot,
+                                              /*Static=*/false)
+                              : std::optional<std::string>(Lib.str());
+    DeviceLinkLibraries::Library L;
+    L.Path = Path.value_or("");
+    L.Omitted = !WholeArchive && Path && magicOf(*Path) == file_magic::archive;
+    if (!L.Omitted)
+      Libs.Kept.push_back(Lib.str());
+    Libs.Libraries.push_back(std::move(L));
+  }
+  return Libs;
+}
+
+namespace {
+/// The global symbols of the files a link loaded, for the question whether
+/// an archive would have given it a member.
+struct LoadedSymbols {
+  /// Referenced, not weakly, by some file.
+  StringSet<> Undefined;
+  /// Defined by the file at each position: (position, names).
+  std::vector<std::pair<int, std::vector<StringRef>>> Defined;
+  std::vector<std::unique_ptr<MemoryBuffer>> Buffers;
+  std::vector<std::unique_ptr<Archive>> Archives;
+
+  bool add(MemoryBufferRef Buffer, int Position);
+  template <class ELFT> bool addELF(StringRef Data, int Position);
+};
+} // namespace
+
+template <class ELFT> bool LoadedSymbols::addELF(StringRef Data, int Position) {
+  Expected<ELFFile<ELFT>> File = ELFFile<ELFT>::create(Data);
+  if (!File) {
+    consumeError(File.takeError());
+    return false;
+  }
+  bool Shared = File->getHeader().e_type == ELF::ET_DYN;
+  Expected<typename ELFT::ShdrRange> Sections = File->sections();
+  if (!Sections) {
+    consumeError(Sections.takeError());
+    return false;
+  }
+  const typename ELFT::Shdr *Symtab = nullptr, *Versym = nullptr;
+  for (const typename ELFT::Shdr &Sec : *Sections) {
+    if (Sec.sh_type == (Shared ? ELF::SHT_DYNSYM : ELF::SHT_SYMTAB))
+      Symtab = &Sec;
+    if (Sec.sh_type == ELF::SHT_GNU_versym)
+      Versym = &Sec;
+  }
+  if (!Symtab)
+    return true;
+  Expected<typename ELFT::SymRange> Syms = File->symbols(Symtab);
+  Expected<StringRef> Strings =
+      File->getStringTableForSymtab(*Symtab, *Sections);
+  if (!Syms || !Strings) {
+    consumeError(Syms.takeError());
+    consumeError(Strings.takeError());
+    return false;
+  }
+  ArrayRef<typename ELFT::Versym> Versions;
+  if (Shared && Versym) {
+    auto V = File->template getSectionContentsAsArray<typename ELFT::Versym>(
+        *Versym);
+    if (!V) {
+      consumeError(V.takeError());
+      return false;
+    }
+    Versions = *V;
+  }
+  std::vector<StringRef> &Defs = Defined.emplace_back(Position, 0).second;
+  for (auto [I, Sym] : llvm::enumerate(*Syms)) {
+    if (Sym.getBinding() == ELF::STB_LOCAL || Sym.st_name >= Strings->size())
+      continue;
+    StringRef Name(Strings->data() + Sym.st_name);
+    if (Sym.isUndefined()) {
+      // A shared object's reference to a version of a symbol (foo@V) is
+      // one that no archive member defines: LLD names it foo@V.
+      bool Versioned =
+          I < Versions.size() &&
+          (Versions[I].vs_index & ELF::VERSYM_VERSION) > ELF::VER_NDX_GLOBAL;
+      if (Sym.getBinding() != ELF::STB_WEAK && !Versioned)
+        Undefined.insert(Name);
+      continue;
+    }
+    // A shared object's hidden version (foo@V, not foo@@V) is not foo.
+    if (I < Versions.size() && (Versions[I].vs_index & ELF::VERSYM_HIDDEN))
+      continue;
+    Defs.push_back(Name);
+  }
+  return true;
+}
+
+bool LoadedSymbols::add(MemoryBufferRef Buffer, int Position) {
+  StringRef Data = Buffer.getBuffer();
+  file_magic Magic = identify_magic(Data);
+  if (Magic != file_magic::elf_relocatable &&
+      Magic != file_magic::elf_shared_object)
+    return false; // bitcode: only LTO knows what it will call
+  if (Data.size() < ELF::EI_NIDENT)
+    return false;
+  bool Is64 = Data[ELF::EI_CLASS] == ELF::ELFCLASS64;
+  bool IsLE = Data[ELF::EI_DATA] == ELF::ELFDATA2LSB;
+  if (Is64)
+    return IsLE ? addELF<ELF64LE>(Data, Position)
+                : addELF<ELF64BE>(Data, Position);
+  return IsLE ? addELF<ELF32LE>(Data, Position)
+              : addELF<ELF32BE>(Data, Position);
+}
+
+/// Maps --trace lines to the positions of the files they were loaded for:
+/// -1 before the libraries, the index of the library after. A library's
+/// shared object is traced once each time it is named, a linker script's
+/// files where the script is, an archive's members where it is; lines that
+/// cannot be placed for sure are put at the next library that can (later,
+/// which can only make an archive look needed).
+static std::vector<int> tracePositions(ArrayRef<StringRef> Lines,
+                                       const DeviceLinkLibraries &Libs) {
+  std::vector<int> Positions(Lines.size(), INT_MAX);
+  size_t Line = std::min(Libs.LeadingLines, Lines.size());
+  std::fill(Positions.begin(), Positions.begin() + Line, -1);
+  for (auto [I, Lib] : llvm::enumerate(Libs.Libraries)) {
+    if (Lib.Omitted || Lib.Path.empty())
+      continue;
+    switch (magicOf(Lib.Path)) {
+    case file_magic::elf_shared_object: {
+      size_t At = Line;
+      while (At < Lines.size() && Lines[At] != Lib.Path)
+        ++At;
+      if (At == Lines.size())
+        return Positions; // the rest stays at the end
+      for (; Line <= At; ++Line)
+        Positions[Line] = I;
+      break;
+    }
+    case file_magic::archive:
+      for (; Line < Lines.size() && Lines[Line].starts_with(Lib.Path + "(");
+           ++Line)
+        Positions[Line] = I;
+      break;
+    default:
+      break; // a linker script: its files go with the next library
+    }
+  }
+  return Positions;
+}
+
+bool omittedArchivesNeeded(StringRef Trace, const DeviceLinkLibraries &Libs) {
+  SmallVector<StringRef, 64> Lines;
+  for (StringRef Line : split(Trace, '\n'))
+    if (!Line.empty())
+      Lines.push_back(Line);
+  std::vector<int> Positions = tracePositions(Lines, Libs);
+
+  LoadedSymbols Loaded;
+  for (auto [Line, Position] : llvm::zip(Lines, Positions)) {
+    size_t Open = Line.find('(');
+    StringRef Path = Line;
+    StringRef Member;
+    if (Line.ends_with(")") && Open != StringRef::npos) {
+      Path = Line.take_front(Open);
+      Member = Line.drop_front(Open + 1).drop_back();
+    }
+    ErrorOr<std::unique_ptr<MemoryBuffer>> File = MemoryBuffer::getFile(
+        Path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
+    if (!File)
+      return true;
+    MemoryBufferRef Buffer = **File;
+    Loaded.Buffers.push_back(std::move(*File));
+    if (!Member.empty()) {
+      Expected<std::unique_ptr<Archive>> Lib = createCheckedArchive(Buffer);
+      if (!Lib) {
+        consumeError(Lib.takeError());
+        return true;
+      }
+      std::optional<MemoryBufferRef> Found;
+      Error Err = Error::success();
+      for (const Archive::Child &Child : (*Lib)->children(Err)) {
+        Expected<StringRef> Name = Child.getName();
+        if (Name && *Name == Member) {
+          Expected<MemoryBufferRef> MB = Child.getMemoryBufferRef();
+          if (MB)
+            Found = *MB;
+          else
+            consumeError(MB.takeError());
+          break;
+        }
+        consumeError(Name.takeError());
+      }
+      consumeError(std::move(Err));
+      Loaded.Archives.push_back(std::move(*Lib));
+      if (!Found)
+        return true;
+      Buffer = *Found;
+    }
+    // Linker scripts are not traced; anything else unreadable counts.
+    if (!Loaded.add(Buffer, Position))
+      return true;
+  }
+
+  // Where each undefined symbol is first defined.
+  StringMap<int> FirstDefined;
+  for (const auto &[Position, Names] : Loaded.Defined)
+    for (StringRef Name : Names)
+      if (Loaded.Undefined.contains(Name)) {
+        auto [It, New] = FirstDefined.try_emplace(Name, Position);
+        if (!New)
+          It->second = std::min(It->second, Position);
+      }
+
+  // Would an omitted archive be asked for one of them before it is defined?
+  for (auto [I, Lib] : llvm::enumerate(Libs.Libraries)) {
+    if (!Lib.Omitted)
+      continue;
+    ErrorOr<std::unique_ptr<MemoryBuffer>> Buffer = MemoryBuffer::getFile(
+        Lib.Path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
+    if (!Buffer)
+      return true;
+    Expected<std::unique_ptr<Archive>> Omitted = createCheckedArchive(**Buffer);
+    if (!Omitted) {
+      consumeError(Omitted.takeError());
+      return true;
+    }
+    if (!(*Omitted)->hasSymbolTable())
+      return true;
+    for (const Archive::Symbol &Sym : (*Omitted)->symbols()) {
+      StringRef Name = Sym.getName();
+      if (!Loaded.Undefined.contains(Name))
+        continue;
+      auto It = FirstDefined.find(Name);
+      if (It == FirstDefined.end() || It->second >= int(I))
+        return true;
+    }
+  }
+  return false;
+}
+
+} // namespace offload

@@ -1,0 +1,364 @@
+//===- lld-plugin/LinkInputs.cpp - The inputs a command line names --------===//
+
+#include "lld-plugin/LinkInputs.h"
+
+#include "format/CheckedArchive.h"
+#include "format/OffloadBundle.h"
+
+#include "llvm/BinaryFormat/Magic.h"
+#include "llvm/Object/ELF.h"
+#include "llvm/Option/Arg.h"
+#include "llvm/Option/ArgList.h"
+#include "llvm/Option/OptTable.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Parallel.h"
+#include "llvm/Support/Path.h"
+
+using namespace llvm;
+using namespace llvm::object;
+
+namespace lld::elf {
+/// LLD's option table (lld/ELF/Driver.h, which liblld-dev does not install):
+/// the one place that knows which of ld.lld's options take values and how
+/// each may be spelled. Its constructor is in lldELF.
+class ELFOptTable : public llvm::opt::GenericOptTable {
+public:
+  ELFOptTable();
+};
+} // namespace lld::elf
+
+namespace offload {
+
+bool isDeviceCodeSection(StringRef Name, uint32_t Type, uint64_t Flags) {
+  if (Type == ELF::SHT_LLVM_OFFLOADING)
+    return true;
+  if (Flags & ELF::SHF_EXECINSTR)
+    return false;
+  // A HIP or CUDA unit's registration refers to its fat binary from the
+  // segment; a fat binary another tool linked (clang --hip-link's) is
+  // defined in .hip_fatbin.
+  return Name.starts_with(".llvm.offloading") ||
+         Name.starts_with(BundleMagic) || Name == ".hipFatBinSegment" ||
+         Name == ".nvFatBinSegment" || Name == ".hip_fatbin";
+}
+
+template <class ELFT> static DeviceCodeScan scanELF(StringRef Data) {
+  Expected<ELFFile<ELFT>> File = ELFFile<ELFT>::create(Data);
+  if (!File) {
+    consumeError(File.takeError());
+    return DeviceCodeScan::Unknown;
+  }
+  Expected<typename ELFT::ShdrRange> Sections = File->sections();
+  if (!Sections) {
+    consumeError(Sections.takeError());
+    return DeviceCodeScan::Unknown;
+  }
+  Expected<StringRef> Names = File->getSectionStringTable(*Sections);
+  if (!Names) {
+    consumeError(Names.takeError());
+    return DeviceCodeScan::Unknown;
+  }
+  for (const typename ELFT::Shdr &Sec : *Sections) {
+    // Most sections are code, relocations or symbols: their headers say so
+    // without a look at their names.
+    uint32_t Type = Sec.sh_type;
+    if (Type != ELF::SHT_PROGBITS && Type != ELF::SHT_LLVM_OFFLOADING)
+      continue;
+    if (Type == ELF::SHT_PROGBITS && (Sec.sh_flags & ELF::SHF_EXECINSTR))
+      continue;
+    if (Sec.sh_name >= Names->size())
+      return DeviceCodeScan::Unknown;
+    StringRef Name = Names->drop_front(Sec.sh_name);
+    Name = Name.take_until([](char C) { return C == 0; });
+    if (isDeviceCodeSection(Name, Type, Sec.sh_flags))
+      return DeviceCodeScan::Found;
+  }
+  return DeviceCodeScan::None;
+}
+
+DeviceCodeScan scanForDeviceCode(MemoryBufferRef Buffer) {
+  StringRef Data = Buffer.getBuffer();
+  switch (identify_magic(Data)) {
+  case file_magic::bitcode:
+    // Embedded images are globals of the module: only reading it tells.
+    return DeviceCodeScan::Found;
+  case file_magic::elf_relocatable:
+    break;
+  default:
+    return DeviceCodeScan::None;
+  }
+  if (Data.size() < ELF::EI_NIDENT)
+    return DeviceCodeScan::Unknown;
+  bool Is64 = Data[ELF::EI_CLASS] == ELF::ELFCLASS64;
+  bool IsLE = Data[ELF::EI_DATA] == ELF::ELFDATA2LSB;
+  if (Is64)
+    return IsLE ? scanELF<ELF64LE>(Data) : scanELF<ELF64BE>(Data);
+  return IsLE ? scanELF<ELF32LE>(Data) : scanELF<ELF32BE>(Data);
+}
+
+std::optional<std::string> searchLibrary(StringRef Name,
+                                         ArrayRef<std::string> Dirs,
+                                         StringRef Sysroot, bool Static) {
+  auto Find = [&](StringRef Dir,
+                  const Twine &File) -> std::optional<std::string> {
+    SmallString<128> Path;
+    if (Dir.starts_with("="))
+      sys::path::append(Path, Sysroot, Dir.substr(1), File);
+    else
+      sys::path::append(Path, Dir, File);
+    if (sys::fs::exists(Path))
+      return Path.str().str();
+    return std::nullopt;
+  };
+  for (const std::string &Dir : Dirs) {
+    if (Name.starts_with(":")) {
+      if (std::optional<std::string> Path = Find(Dir, Name.drop_front()))
+        return Path;
+      continue;
+    }
+    if (!Static)
+      if (std::optional<std::string> Path = Find(Dir, "lib" + Name + ".so"))
+        return Path;
+    if (std::optional<std::string> Path = Find(Dir, "lib" + Name + ".a"))
+      return Path;
+  }
+  return std::nullopt;
+}
+
+namespace {
+/// LLD's reading of a command line.
+struct ParsedArgs {
+  std::vector<const char *> Argv;
+  opt::InputArgList List;
+  unsigned MissingIndex = 0, MissingCount = 0;
+};
+} // namespace
+
+static ParsedArgs parseArgs(ArrayRef<std::string> LLDArgs) {
+  static lld::elf::ELFOptTable Table;
+  ParsedArgs P;
+  for (const std::string &Arg : LLDArgs)
+    P.Argv.push_back(Arg.c_str());
+  P.List = Table.ParseArgs(P.Argv, P.MissingIndex, P.MissingCount);
+  return P;
+}
+
+/// The name of \p A's option, aliases resolved ("-static" is "Bstatic").
+static StringRef optionName(const opt::Arg &A) {
+  return A.getOption().getUnaliasedOption().getName();
+}
+
+SearchPaths getSearchPaths(ArrayRef<std::string> LLDArgs) {
+  ParsedArgs P = parseArgs(LLDArgs);
+  SearchPaths Paths;
+  for (const opt::Arg *A : P.List) {
+    StringRef Name = optionName(*A);
+    if (Name == "L")
+      Paths.Dirs.push_back(A->getValue());
+    else if (Name == "sysroot")
+      Paths.Sysroot = A->getValue();
+  }
+  return Paths;
+}
+
+std::optional<std::string>
+optionPrintingToStdout(ArrayRef<std::string> LLDArgs) {
+  ParsedArgs P = parseArgs(LLDArgs);
+  for (const opt::Arg *A : P.List) {
+    StringRef Name = optionName(*A);
+    // LLD prints these with its messages, where --trace goes.
+    bool Prints = Name == "trace-symbol" || Name == "print-gc-sections" ||
+                  Name == "print-icf-sections" ||
+                  Name == "print-memory-usage" || Name == "v" ||
+                  Name == "version" || Name == "verbose" ||
+                  Name == "why-live" || Name == "print-map" ||
+                  Name == "print-archive-stats=";
+    // These write to standard output when their file is "-".
+    Prints |= (Name == "Map" || Name == "why-extract=" ||
+               Name == "print-symbol-order") &&
+              A->getNumValues() && StringRef(A->getValue()) == "-";
+    if (Prints)
+      return A->getAsString(P.List);
+  }
+  return std::nullopt;
+}
+
+LinkInputs LinkInputs::find(ArrayRef<std::string> LLDArgs) {
+  LinkInputs In;
+  ParsedArgs P = parseArgs(LLDArgs);
+  if (P.MissingCount) {
+    In.WhyAskLLD = "an option lacks its value";
+    return In;
+  }
+  SearchPaths Paths = getSearchPaths(LLDArgs);
+  // The states --push-state saves.
+  struct State {
+    bool Static = false, WholeArchive = false;
+  } S;
+  std::vector<State> Saved;
+  bool InLib = false, Binary = false;
+  auto Add = [&](StringRef Path) {
+    if (!In.Files.count(Path))
+      In.Files[Path];
+    if (Binary)
+      return; // --format=binary: data, not an object
+    if (InLib)
+      In.LazyObjects.push_back(Path.str());
+    else
+      In.Objects.push_back(Path.str()); // told from archives once read
+  };
+  for (const opt::Arg *A : P.List) {
+    StringRef Name = optionName(*A);
+    if (A->getOption().getKind() == opt::Option::UnknownClass) {
+      In.WhyAskLLD = "unknown option " + A->getAsString(P.List);
+      return In;
+    }
+    if (A->getOption().getKind() == opt::Option::InputClass) {
+      Add(A->getValue());
+    } else if (Name == "l") {
+      std::optional<std::string> Path =
+          searchLibrary(A->getValue(), Paths.Dirs, Paths.Sysroot, S.Static);
+      if (!Path) {
+        In.WhyAskLLD = "library -l" + std::string(A->getValue()) +
+                       " is not in the search path";
+        return In;
+      }
+      Add(*Path);
+    } else if (Name == "Bstatic") {
+      S.Static = true;
+    } else if (Name == "Bdynamic") {
+      S.Static = false;
+    } else if (Name == "whole-archive") {
+      S.WholeArchive = true;
+    } else if (Name == "no-whole-archive") {
+      S.WholeArchive = false;
+    } else if (Name == "push-state") {
+      Saved.push_back(S);
+    } else if (Name == "pop-state") {
+      if (!Saved.empty()) {
+        S = Saved.back();
+        Saved.pop_back();
+      }
+    } else if (Name == "start-lib") {
+      InLib = true;
+    } else if (Name == "end-lib") {
+      InLib = false;
+    } else if (Name == "format" || Name == "b") {
+      Binary = StringRef(A->getValue()) == "binary";
+    }
+  }
+  In.scanFiles();
+  if (!In.WhyAskLLD.empty())
+    return In;
+
+  // Archives are named as objects until read.
+  auto IsArchive = [&](const std::string &Path) {
+    return In.Files.find(Path)->second.IsArchive;
+  };
+  for (const std::string &Path : In.Objects)
+    if (IsArchive(Path))
+      In.Archives.push_back(Path);
+  llvm::erase_if(In.Objects, IsArchive);
+  for (const std::string &Path : In.Archives)
+    if (In.archiveMayHoldDeviceCode(Path)) {
+      In.WhyAskLLD = "archive " + Path + " has members with device code";
+      return In;
+    }
+  for (const std::string &Path : In.LazyObjects)
+    if (IsArchive(Path) ? In.archiveMayHoldDeviceCode(Path)
+                        : In.mayHoldDeviceCode(Path)) {
+      In.WhyAskLLD = Path + " is between --start-lib and --end-lib and has "
+                            "device code";
+      return In;
+    }
+  return In;
+}
+
+void LinkInputs::scanFiles() {
+  std::vector<StringMapEntry<FileScan> *> Entries;
+  for (StringMapEntry<FileScan> &E : Files)
+    Entries.push_back(&E);
+  // A file at a time, in parallel: a large program's archives hold
+  // thousands of members and hundreds of thousands of sections.
+  parallelFor(0, Entries.size(), [&](size_t I) {
+    FileScan &F = Entries[I]->second;
+    ErrorOr<std::unique_ptr<MemoryBuffer>> Buffer =
+        MemoryBuffer::getFile(Entries[I]->first(), /*IsText=*/false,
+                              /*RequiresNullTerminator=*/false);
+    if (!Buffer)
+      return; // Unknown: LLD says what is wrong
+    if (identify_magic((*Buffer)->getBuffer()) != file_magic::archive) {
+      F.Scan = scanForDeviceCode(**Buffer);
+      return;
+    }
+    F.IsArchive = true;
+    Expected<std::unique_ptr<Archive>> Lib = createCheckedArchive(**Buffer);
+    if (!Lib) {
+      consumeError(Lib.takeError());
+      return;
+    }
+    Error Err = Error::success();
+    for (const Archive::Child &Child : (*Lib)->children(Err)) {
+      Expected<StringRef> Name = Child.getName();
+      Expected<MemoryBufferRef> Member = Child.getMemoryBufferRef();
+      if (!Name || !Member) {
+        consumeError(Name.takeError());
+        consumeError(Member.takeError());
+        consumeError(std::move(Err));
+        return;
+      }
+      DeviceCodeScan Scan = scanForDeviceCode(*Member);
+      if (Scan == DeviceCodeScan::Unknown) {
+        consumeError(std::move(Err));
+        return;
+      }
+      if (Scan == DeviceCodeScan::Found)
+        F.Archive.DeviceMembers.insert(*Name);
+    }
+    if (Err) {
+      consumeError(std::move(Err));
+      return;
+    }
+    F.Archive.Read = true;
+    F.Scan = F.Archive.DeviceMembers.empty() ? DeviceCodeScan::None
+                                             : DeviceCodeScan::Found;
+  });
+  for (StringMapEntry<FileScan> *E : Entries)
+    if (E->second.Scan == DeviceCodeScan::Unknown) {
+      WhyAskLLD = E->first().str() + " cannot be read, or is malformed";
+      return;
+    }
+}
+
+LoadedInputs LinkInputs::commandLineLoads() const {
+  LoadedInputs Loaded;
+  Loaded.Files = Objects;
+  Loaded.Archives = Archives;
+  return Loaded;
+}
+
+bool LinkInputs::mayHoldDeviceCode(StringRef TraceName) const {
+  size_t Open = TraceName.find('(');
+  if (TraceName.ends_with(")") && Open != StringRef::npos)
+    return memberMayHoldDeviceCode(TraceName.take_front(Open),
+                                   TraceName.drop_front(Open + 1).drop_back());
+  auto It = Files.find(TraceName);
+  return It == Files.end() || It->second.IsArchive ||
+         It->second.Scan != DeviceCodeScan::None;
+}
+
+bool LinkInputs::archiveMayHoldDeviceCode(StringRef Path) const {
+  auto It = Files.find(Path);
+  return It == Files.end() || !It->second.Archive.Read ||
+         !It->second.Archive.DeviceMembers.empty();
+}
+
+bool LinkInputs::memberMayHoldDeviceCode(StringRef Path,
+                                         StringRef Member) const {
+  auto It = Files.find(Path);
+  return It == Files.end() || !It->second.Archive.Read ||
+         It->second.Archive.DeviceMembers.contains(Member);
+}
+
+} // namespace offload

@@ -1,0 +1,124 @@
+//===- lld-plugin/LinkInputs.h - The inputs a command line names -*- C++
+//-*-===//
+//
+// Which files and archive members a link loads is LLD's decision, and asking
+// LLD costs a symbol resolution: a third of a large link. Most links do not
+// need to ask. Device code sits in objects named on the command line, which
+// LLD always loads, and no archive member carries any. This reads the
+// command line with LLD's own option table and library search, then the
+// section tables of every object and archive member it names, in parallel,
+// and tells whether that is so. The host link's own trace confirms it
+// afterwards (see ld.lld-offload.cpp).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LLD_OFFLOAD_LLDPLUGIN_LINKINPUTS_H
+#define LLD_OFFLOAD_LLDPLUGIN_LINKINPUTS_H
+
+#include "lld-plugin/RunLLD.h"
+
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/MemoryBufferRef.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace offload {
+
+/// True if a section of this name, type and flags holds device code or
+/// marks an object that registers it: .llvm.offloading* or
+/// SHT_LLVM_OFFLOADING, __CLANG_OFFLOAD_BUNDLE__*, a HIP or CUDA unit's fat
+/// binary wrapper segment, a linked .hip_fatbin. Code sections never do.
+bool isDeviceCodeSection(llvm::StringRef Name, uint32_t Type, uint64_t Flags);
+
+/// What the section tables of an input say.
+enum class DeviceCodeScan {
+  None,    // no device code: nothing to read there
+  Found,   // device code, or a file that must be read whole (bitcode)
+  Unknown, // unreadable or malformed: LLD's and our readers say why
+};
+
+/// Reads the section tables of the ELF relocatable object or bitcode file
+/// in \p Buffer; other files hold no device code.
+DeviceCodeScan scanForDeviceCode(llvm::MemoryBufferRef Buffer);
+
+/// Where LLD finds -l<Name>: lib<Name>.so (unless \p Static), then
+/// lib<Name>.a, in each of \p Dirs in turn; -l:<file> names the file. A
+/// directory that starts with '=' is under \p Sysroot.
+std::optional<std::string> searchLibrary(llvm::StringRef Name,
+                                         llvm::ArrayRef<std::string> Dirs,
+                                         llvm::StringRef Sysroot, bool Static);
+
+/// The -L directories and --sysroot of \p LLDArgs, as LLD's option table
+/// reads them.
+struct SearchPaths {
+  std::vector<std::string> Dirs;
+  std::string Sysroot;
+};
+SearchPaths getSearchPaths(llvm::ArrayRef<std::string> LLDArgs);
+
+/// The reason LLD's messages to standard output would mix with the --trace
+/// that ld.lld-offload reads from the host link (an option such as
+/// --print-gc-sections or -y), or std::nullopt when there is none.
+std::optional<std::string>
+optionPrintingToStdout(llvm::ArrayRef<std::string> LLDArgs);
+
+/// The inputs a command line names, and which of them may hold device code.
+class LinkInputs {
+public:
+  /// Finds \p LLDArgs' inputs as LLD does (-l through the -L directories,
+  /// -Bstatic, --whole-archive, --start-lib) and reads their section tables,
+  /// archive members' included, in parallel.
+  static LinkInputs find(llvm::ArrayRef<std::string> LLDArgs);
+
+  /// Why what the link loads cannot be told from the command line (empty
+  /// when it can): an archive member or a lazy object with device code, a
+  /// file or library that cannot be found or read, an option LLD does not
+  /// know. LLD is asked then, and says what is wrong with what.
+  const std::string &whyAskLLD() const { return WhyAskLLD; }
+
+  /// What LLD's --trace and --print-archive-stats would report of the
+  /// device code's inputs, when whyAskLLD() is empty: every object named on
+  /// the command line and every archive. (Members without device code and
+  /// inputs of linker scripts are not listed: the host link's trace shows
+  /// whether they matter.)
+  LoadedInputs commandLineLoads() const;
+
+  /// False if the input that LLD's --trace names \p TraceName ("a.o",
+  /// "lib.a(m.o)") certainly holds no device code: its section tables were
+  /// read and say so. True for inputs not read here.
+  bool mayHoldDeviceCode(llvm::StringRef TraceName) const;
+  /// False if no member of the archive \p Path holds device code.
+  bool archiveMayHoldDeviceCode(llvm::StringRef Path) const;
+  /// False if the members named \p Member of the archive \p Path hold no
+  /// device code.
+  bool memberMayHoldDeviceCode(llvm::StringRef Path,
+                               llvm::StringRef Member) const;
+
+private:
+  struct ArchiveScan {
+    bool Read = false;
+    /// Members that may hold device code, by name.
+    llvm::StringSet<> DeviceMembers;
+  };
+  struct FileScan {
+    DeviceCodeScan Scan = DeviceCodeScan::Unknown;
+    bool IsArchive = false;
+    ArchiveScan Archive;
+  };
+  void scanFiles();
+
+  /// Every file named, by path as LLD names it.
+  llvm::StringMap<FileScan> Files;
+  /// In command-line order: objects LLD always loads, and archives.
+  std::vector<std::string> Objects, Archives;
+  /// Objects between --start-lib and --end-lib.
+  std::vector<std::string> LazyObjects;
+  std::string WhyAskLLD;
+};
+
+} // namespace offload
+
+#endif // LLD_OFFLOAD_LLDPLUGIN_LINKINPUTS_H
