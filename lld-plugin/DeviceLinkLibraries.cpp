@@ -270,8 +270,20 @@ bool omittedArchivesNeeded(StringRef Trace, const DeviceLinkLibraries &Libs) {
       consumeError(Omitted.takeError());
       return true;
     }
-    if (!(*Omitted)->hasSymbolTable())
-      return true;
+    // An archive without a symbol table may still have members LLD reads
+    // (it reads theirs); one without members (glibc's libpthread.a) has
+    // nothing to give.
+    if (!(*Omitted)->hasSymbolTable()) {
+      Error Err = Error::success();
+      bool Empty = (*Omitted)->child_begin(Err) == (*Omitted)->child_end();
+      if (Err) {
+        consumeError(std::move(Err));
+        return true;
+      }
+      if (!Empty)
+        return true;
+      continue;
+    }
     for (const Archive::Symbol &Sym : (*Omitted)->symbols()) {
       StringRef Name = Sym.getName();
       if (!Loaded.Undefined.contains(Name))

@@ -473,26 +473,27 @@ int link(ArrayRef<const char *> Argv) {
                                   Untraced ? nullptr : &HostLoaded);
     if (L.Failure)
       return fail(std::move(*L.Failure));
-    if (L.Status == 0 && L.Again && Round < MaxLinkRounds) {
-      if (Opts.Verbose)
-        errs() << ToolName
-               << ": a CPU device link needs a static archive of the host "
-                  "link; linking again with every library\n";
+    if (L.Status != 0)
+      return L.Status;
+
+    // Nothing traced to check (a dry run, say): the work as planned, with
+    // every library if a CPU device link needs one.
+    if (Untraced) {
+      if (!L.Again || Round == MaxLinkRounds)
+        return 0;
       Work->EveryLibrary = true;
       continue;
     }
-    if (Untraced || L.Status != 0)
-      return L.Status;
 
     // Check the device code of what the host link loaded.
-    Expected<DeviceWork> Loads = [&] {
+    Expected<DeviceWork> Next = [&] {
       Pass P("check what the host link loaded", Opts.Verbose);
       return findDeviceWork(CL, HostLoaded, Named);
     }();
-    if (!Loads)
-      return fail(Loads.takeError());
-    Loads->EveryLibrary = Work->EveryLibrary;
-    if (Loads->Description == Work->Description)
+    if (!Next)
+      return fail(Next.takeError());
+    bool Changed = Next->Description != Work->Description;
+    if (!Changed && !L.Again)
       return 0;
     if (Round == MaxLinkRounds)
       return fail(createStringError(
@@ -501,11 +502,16 @@ int link(ArrayRef<const char *> Argv) {
           "after %u links it still loads other device code than it was "
           "linked with",
           Round));
-    if (Opts.Verbose)
+    if (Opts.Verbose && Changed)
       errs() << ToolName
              << ": the host link loaded other device code than planned; "
                 "linking again\n";
-    Work = std::move(Loads);
+    if (Opts.Verbose && L.Again)
+      errs() << ToolName
+             << ": a CPU device link needs a static archive of the host "
+                "link; linking again with every library\n";
+    Next->EveryLibrary = Work->EveryLibrary || L.Again;
+    Work = std::move(Next);
   }
 }
 
