@@ -1,0 +1,300 @@
+//===- unittests/lld-plugin/LinkInputsTest.cpp ----------------------------===//
+//
+// Telling what a link loads from its command line and its inputs' section
+// tables, and which static archives a CPU device link may leave out.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lld-plugin/LinkInputs.h"
+#include "lld-plugin/DeviceLinkLibraries.h"
+#include "unittests/format/ELFTestObjects.h"
+
+#include "llvm/Object/ArchiveWriter.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+
+#include "gtest/gtest.h"
+
+using namespace llvm;
+using namespace offload;
+using offload::testutil::makeX86ELF;
+using offload::testutil::yamlToObject;
+
+namespace {
+
+/// A relocatable object with one section of this name, type and flags.
+std::string objectWithSection(StringRef Name, StringRef Type = "SHT_PROGBITS",
+                              StringRef Flags = "[ ]") {
+  return makeX86ELF(("  - Name: " + Name + "\n    Type: " + Type +
+                     "\n    Flags: " + Flags + "\n    Content: \"00\"\n")
+                        .str());
+}
+
+/// A relocatable object that defines \p Defined and refers to \p Undefined.
+std::string objectWithSymbols(ArrayRef<StringRef> Defined,
+                              ArrayRef<StringRef> Undefined) {
+  std::string Yaml = "  - Name: .text\n    Type: SHT_PROGBITS\n"
+                     "    Flags: [ SHF_ALLOC, SHF_EXECINSTR ]\n"
+                     "    Content: \"C3\"\nSymbols:\n";
+  for (StringRef Name : Defined)
+    Yaml += ("  - Name: " + Name + "\n    Section: .text\n" +
+             "    Binding: STB_GLOBAL\n")
+                .str();
+  for (StringRef Name : Undefined)
+    Yaml += ("  - Name: " + Name + "\n    Binding: STB_GLOBAL\n").str();
+  return makeX86ELF(Yaml);
+}
+
+/// A shared object that defines \p Defined and refers to \p Undefined.
+std::string sharedObject(ArrayRef<StringRef> Defined,
+                         ArrayRef<StringRef> Undefined) {
+  std::string Yaml = "--- !ELF\nFileHeader:\n  Class: ELFCLASS64\n"
+                     "  Data: ELFDATA2LSB\n  Type: ET_DYN\n"
+                     "  Machine: EM_X86_64\nSections:\n"
+                     "  - Name: .text\n    Type: SHT_PROGBITS\n"
+                     "    Flags: [ SHF_ALLOC, SHF_EXECINSTR ]\n"
+                     "    Content: \"C3\"\nDynamicSymbols:\n";
+  for (StringRef Name : Defined)
+    Yaml += ("  - Name: " + Name + "\n    Section: .text\n" +
+             "    Binding: STB_GLOBAL\n")
+                .str();
+  for (StringRef Name : Undefined)
+    Yaml += ("  - Name: " + Name + "\n    Binding: STB_GLOBAL\n").str();
+  return yamlToObject(Yaml);
+}
+
+/// A fresh directory, removed with the test.
+class LinkInputsTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    ASSERT_FALSE(sys::fs::createUniqueDirectory("link-inputs-test", Dir));
+  }
+  void TearDown() override { sys::fs::remove_directories(Dir); }
+
+  std::string path(StringRef Name) const {
+    SmallString<128> P(Dir);
+    sys::path::append(P, Name);
+    return P.str().str();
+  }
+  std::string write(StringRef Name, StringRef Data) const {
+    std::error_code EC;
+    raw_fd_ostream OS(path(Name), EC);
+    EXPECT_FALSE(EC);
+    OS << Data;
+    return path(Name);
+  }
+  /// A GNU archive of the (name, contents) members, with a symbol table.
+  std::string archive(StringRef Name,
+                      ArrayRef<std::pair<StringRef, std::string>> Members,
+                      bool Thin = false) {
+    std::vector<NewArchiveMember> New;
+    for (const auto &[MemberName, Data] : Members) {
+      if (Thin) {
+        Expected<NewArchiveMember> M =
+            NewArchiveMember::getFile(write(MemberName, Data), true);
+        EXPECT_TRUE(bool(M));
+        New.push_back(std::move(*M));
+        continue;
+      }
+      New.emplace_back(MemoryBufferRef(Data, MemberName));
+    }
+    EXPECT_FALSE(errorToBool(writeArchive(path(Name), New,
+                                          SymtabWritingMode::NormalSymtab,
+                                          object::Archive::K_GNU,
+                                          /*Deterministic=*/true, Thin)));
+    return path(Name);
+  }
+
+  SmallString<128> Dir;
+};
+
+TEST(DeviceCodeScanTest, SectionsThatHoldDeviceCode) {
+  auto Scan = [](const std::string &Data) {
+    return scanForDeviceCode(MemoryBufferRef(Data, "x.o"));
+  };
+  EXPECT_EQ(Scan(objectWithSection(".llvm.offloading")), DeviceCodeScan::Found);
+  EXPECT_EQ(Scan(objectWithSection(".llvm.offloading.relocatable")),
+            DeviceCodeScan::Found);
+  // By type, whatever the name.
+  EXPECT_EQ(Scan(objectWithSection(".other", "SHT_LLVM_OFFLOADING")),
+            DeviceCodeScan::Found);
+  EXPECT_EQ(Scan(objectWithSection(
+                "__CLANG_OFFLOAD_BUNDLE__hip-amdgcn-amd-amdhsa--gfx90a")),
+            DeviceCodeScan::Found);
+  EXPECT_EQ(Scan(objectWithSection(".hipFatBinSegment")),
+            DeviceCodeScan::Found);
+  EXPECT_EQ(Scan(objectWithSection(".nvFatBinSegment")), DeviceCodeScan::Found);
+  EXPECT_EQ(Scan(objectWithSection(".hip_fatbin")), DeviceCodeScan::Found);
+  // Ordinary sections, and code whatever its name.
+  EXPECT_EQ(Scan(objectWithSection(".data")), DeviceCodeScan::None);
+  EXPECT_EQ(Scan(objectWithSection(".hip_fatbin_not")), DeviceCodeScan::None);
+  EXPECT_EQ(Scan(objectWithSection(".llvm.offloading", "SHT_PROGBITS",
+                                   "[ SHF_ALLOC, SHF_EXECINSTR ]")),
+            DeviceCodeScan::None);
+  // Bitcode must be read whole; other files hold none.
+  EXPECT_EQ(Scan(std::string("BC\xC0\xDE", 4) + std::string(60, '\0')),
+            DeviceCodeScan::Found);
+  EXPECT_EQ(Scan("GROUP ( libc.so.6 )\n"), DeviceCodeScan::None);
+  // A section table past the end of the file.
+  std::string Cut = objectWithSection(".data");
+  Cut.resize(Cut.size() / 2);
+  EXPECT_EQ(Scan(Cut), DeviceCodeScan::Unknown);
+}
+
+TEST_F(LinkInputsTest, SearchLibraryAsLLDDoes) {
+  ASSERT_FALSE(sys::fs::create_directories(path("a")));
+  ASSERT_FALSE(sys::fs::create_directories(path("b")));
+  write("a/libx.a", "!<arch>\n");
+  write("b/libx.so", "");
+  write("b/liby.a", "!<arch>\n");
+  std::vector<std::string> Dirs = {path("a"), path("b")};
+  // Each directory in turn, a shared object first within one.
+  EXPECT_EQ(searchLibrary("x", Dirs, "", false), path("a/libx.a"));
+  EXPECT_EQ(searchLibrary("y", Dirs, "", false), path("b/liby.a"));
+  EXPECT_EQ(searchLibrary(":libx.so", Dirs, "", false), path("b/libx.so"));
+  EXPECT_EQ(searchLibrary("x", {path("b")}, "", false), path("b/libx.so"));
+  EXPECT_EQ(searchLibrary("x", {path("b")}, "", true), std::nullopt);
+  EXPECT_EQ(searchLibrary("z", Dirs, "", false), std::nullopt);
+  // '=' puts a directory under the sysroot.
+  EXPECT_EQ(searchLibrary("y", {"=/b"}, Dir, false), path("b/liby.a"));
+}
+
+TEST_F(LinkInputsTest, ObjectsAreTheAnswerWhenNoMemberHoldsDeviceCode) {
+  std::string Dev = write("dev.o", objectWithSection(".llvm.offloading"));
+  std::string Host = write("host.o", objectWithSection(".data"));
+  archive("libplain.a", {{"m.o", objectWithSection(".data")}});
+  LinkInputs In = LinkInputs::find(
+      {Dev, "-L", Dir.str().str(), "-lplain", "-o", path("out"), Host});
+  EXPECT_EQ(In.whyAskLLD(), "");
+  LoadedInputs Loaded = In.commandLineLoads();
+  EXPECT_EQ(Loaded.Files, (std::vector<std::string>{Dev, Host}));
+  EXPECT_EQ(Loaded.Archives, (std::vector<std::string>{path("libplain.a")}));
+  EXPECT_TRUE(In.mayHoldDeviceCode(Dev));
+  EXPECT_FALSE(In.mayHoldDeviceCode(Host));
+  EXPECT_FALSE(In.mayHoldDeviceCode(path("libplain.a") + "(m.o)"));
+  EXPECT_FALSE(In.archiveMayHoldDeviceCode(path("libplain.a")));
+  // What was not read may hold anything.
+  EXPECT_TRUE(In.mayHoldDeviceCode(path("other.o")));
+  EXPECT_TRUE(In.archiveMayHoldDeviceCode(path("other.a")));
+}
+
+TEST_F(LinkInputsTest, MembersWithDeviceCodeAskLLD) {
+  std::string Lib =
+      archive("libfat.a", {{"a.o", objectWithSection(".data")},
+                           {"b.o", objectWithSection(".llvm.offloading")}});
+  LinkInputs In = LinkInputs::find({path("x.o"), Lib});
+  // x.o does not exist: LLD says so.
+  EXPECT_NE(In.whyAskLLD().find("cannot be read"), std::string::npos);
+  write("x.o", objectWithSection(".data"));
+  In = LinkInputs::find({path("x.o"), Lib});
+  EXPECT_EQ(In.whyAskLLD(), "archive " + Lib + " has members with device code");
+  EXPECT_TRUE(In.memberMayHoldDeviceCode(Lib, "b.o"));
+  EXPECT_FALSE(In.memberMayHoldDeviceCode(Lib, "a.o"));
+  // Thin archives: their members' files are read.
+  std::string Thin = archive(
+      "libthin.a", {{"t.o", objectWithSection(".llvm.offloading")}}, true);
+  In = LinkInputs::find({path("x.o"), Thin});
+  EXPECT_EQ(In.whyAskLLD(),
+            "archive " + Thin + " has members with device code");
+  std::string ThinPlain =
+      archive("libthinplain.a", {{"u.o", objectWithSection(".data")}}, true);
+  In = LinkInputs::find({path("x.o"), ThinPlain});
+  EXPECT_EQ(In.whyAskLLD(), "");
+}
+
+TEST_F(LinkInputsTest, WhatLLDMustAnswer) {
+  write("x.o", objectWithSection(".data"));
+  std::string Dev = write("dev.o", objectWithSection(".llvm.offloading"));
+  // A library not in the search path, an unknown option, a missing value.
+  EXPECT_EQ(LinkInputs::find({path("x.o"), "-lnosuch"}).whyAskLLD(),
+            "library -lnosuch is not in the search path");
+  EXPECT_EQ(LinkInputs::find({path("x.o"), "--no-such-option"}).whyAskLLD(),
+            "unknown option --no-such-option");
+  EXPECT_EQ(LinkInputs::find({path("x.o"), "-o"}).whyAskLLD(),
+            "an option lacks its value");
+  // A lazy object with device code: only LLD knows if it is taken.
+  EXPECT_EQ(LinkInputs::find({path("x.o"), "--start-lib", Dev, "--end-lib"})
+                .whyAskLLD(),
+            Dev + " is between --start-lib and --end-lib and has device code");
+  EXPECT_EQ(LinkInputs::find({Dev, "--start-lib", path("x.o"), "--end-lib"})
+                .whyAskLLD(),
+            "");
+  // Values of options are not inputs; --format=binary inputs are data.
+  LinkInputs In = LinkInputs::find({"-soname", "libdoesnotexist.so", "-T",
+                                    path("x.o"), "--format=binary", Dev});
+  EXPECT_EQ(In.whyAskLLD(), "");
+  EXPECT_TRUE(In.commandLineLoads().Files.empty());
+}
+
+TEST(OptionPrintingToStdoutTest, OptionsThatPrintWhereTheTraceGoes) {
+  EXPECT_EQ(optionPrintingToStdout({"a.o", "-o", "x"}), std::nullopt);
+  EXPECT_EQ(optionPrintingToStdout({"a.o", "--trace"}), std::nullopt);
+  EXPECT_EQ(optionPrintingToStdout({"a.o", "-Map", "x.map"}), std::nullopt);
+  EXPECT_EQ(optionPrintingToStdout({"a.o", "-y", "main"}), "-y main");
+  EXPECT_EQ(optionPrintingToStdout({"--print-gc-sections"}),
+            "--print-gc-sections");
+  EXPECT_EQ(optionPrintingToStdout({"-M"}), "-M");
+  EXPECT_EQ(optionPrintingToStdout({"-Map=-"}), "-Map=-");
+  EXPECT_EQ(optionPrintingToStdout({"--why-extract=-"}), "--why-extract=-");
+  EXPECT_EQ(optionPrintingToStdout({"--print-archive-stats=x"}),
+            "--print-archive-stats=x");
+}
+
+TEST_F(LinkInputsTest, DeviceLinksLeaveStaticArchivesOut) {
+  archive("libs.a", {{"s.o", objectWithSymbols({"s"}, {})}});
+  write("libd.so", sharedObject({"d"}, {}));
+  std::string W = archive("w.a", {{"w.o", objectWithSymbols({"w"}, {})}});
+  DeviceLinkLibraries Libs =
+      omitStaticArchives({"-ls", "-ld", "-lnosuch", "--whole-archive", W,
+                          "--no-whole-archive", "-rpath=/r"},
+                         {"-L" + Dir.str().str()});
+  EXPECT_EQ(Libs.Kept,
+            (std::vector<std::string>{"-ld", "-lnosuch", "--whole-archive", W,
+                                      "--no-whole-archive", "-rpath=/r"}));
+  ASSERT_EQ(Libs.Libraries.size(), 4u);
+  EXPECT_EQ(Libs.Libraries[0].Path, path("libs.a"));
+  EXPECT_TRUE(Libs.Libraries[0].Omitted);
+  EXPECT_FALSE(Libs.Libraries[1].Omitted);
+  EXPECT_EQ(Libs.Libraries[2].Path, "");
+  EXPECT_FALSE(Libs.Libraries[3].Omitted); // --whole-archive
+  EXPECT_TRUE(Libs.omitsAny());
+}
+
+TEST_F(LinkInputsTest, OmittedArchiveNeededWhenItWouldGiveAMember) {
+  std::string Image = write("image.o", objectWithSymbols({"main"}, {"foo"}));
+  archive("libfoo.a", {{"foo.o", objectWithSymbols({"foo"}, {})}});
+  archive("libbar.a", {{"bar.o", objectWithSymbols({"bar"}, {})}});
+  write("libdef.so", sharedObject({"foo"}, {}));
+  write("libref.so", sharedObject({}, {"bar"}));
+  std::vector<std::string> Search = {"-L" + Dir.str().str()};
+
+  // image.o needs foo, which libfoo.a defines and nothing before it does.
+  DeviceLinkLibraries Libs = omitStaticArchives({"-lfoo"}, Search);
+  Libs.LeadingLines = 1;
+  EXPECT_TRUE(omittedArchivesNeeded(Image + "\n", Libs));
+  // libbar.a defines nothing anything needs.
+  Libs = omitStaticArchives({"-lbar"}, Search);
+  Libs.LeadingLines = 1;
+  EXPECT_FALSE(omittedArchivesNeeded(Image + "\n", Libs));
+  // A shared object before the archive defines foo: LLD takes it there.
+  Libs = omitStaticArchives({"-ldef", "-lfoo"}, Search);
+  Libs.LeadingLines = 1;
+  EXPECT_FALSE(
+      omittedArchivesNeeded(Image + "\n" + path("libdef.so") + "\n", Libs));
+  // After it, the archive's member is taken first.
+  Libs = omitStaticArchives({"-lfoo", "-ldef"}, Search);
+  Libs.LeadingLines = 1;
+  EXPECT_TRUE(
+      omittedArchivesNeeded(Image + "\n" + path("libdef.so") + "\n", Libs));
+  // A shared object's reference takes a member too.
+  Libs = omitStaticArchives({"-lref", "-lbar"}, Search);
+  Libs.LeadingLines = 1;
+  EXPECT_TRUE(
+      omittedArchivesNeeded(Image + "\n" + path("libref.so") + "\n", Libs));
+  // What cannot be read counts as needed.
+  Libs = omitStaticArchives({"-lbar"}, Search);
+  EXPECT_TRUE(omittedArchivesNeeded(path("gone.o") + "\n", Libs));
+}
+
+} // namespace
