@@ -3,6 +3,7 @@
 #include "format/CompressedBundle.h"
 
 #include "llvm/ADT/ScopeExit.h"
+#include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Endian.h"
 #include "llvm/Support/EndianStream.h"
@@ -469,27 +470,41 @@ Error checkCompressedBundleSizes(uint16_t Version, uint64_t UncompressedSize,
   return Error::success();
 }
 
-/// zstd with worker threads, for large bundles: the frame is the same for any
-/// number of workers (so output does not depend on the machine), though not
-/// the single-threaded frame LLVM writes; both read the same.
-static Error compressZstdMultiThreaded(StringRef Bundle, int Level,
-                                       SmallVectorImpl<uint8_t> &Out) {
-  ZSTD_CCtx *Ctx = ZSTD_createCCtx();
+namespace {
+struct ZstdCCtxDeleter {
+  void operator()(ZSTD_CCtx *Ctx) const { ZSTD_freeCCtx(Ctx); }
+};
+using ZstdCCtx = std::unique_ptr<ZSTD_CCtx, ZstdCCtxDeleter>;
+} // namespace
+
+/// A zstd context with worker threads, for large bundles: the frame is the
+/// same for any number of workers (so output does not depend on the machine),
+/// though not the single-threaded frame LLVM writes; both read the same.
+static Expected<ZstdCCtx> createMultiThreadedZstd(int Level) {
+  ZstdCCtx Ctx(ZSTD_createCCtx());
   if (!Ctx)
     return createStringError(inconvertibleErrorCode(),
                              "cannot create a zstd context");
-  scope_exit Free([&] { ZSTD_freeCCtx(Ctx); });
   unsigned Workers = std::clamp(llvm::hardware_concurrency().compute_thread_count(),
                                 1u, 8u);
   for (auto [Param, Value] :
        {std::pair{ZSTD_c_compressionLevel, Level},
         std::pair{ZSTD_c_enableLongDistanceMatching, 1},
         std::pair{ZSTD_c_nbWorkers, static_cast<int>(Workers)}}) {
-    size_t R = ZSTD_CCtx_setParameter(Ctx, Param, Value);
+    size_t R = ZSTD_CCtx_setParameter(Ctx.get(), Param, Value);
     if (ZSTD_isError(R))
       return createStringError(inconvertibleErrorCode(),
                                Twine("zstd: ") + ZSTD_getErrorName(R));
   }
+  return std::move(Ctx);
+}
+
+static Error compressZstdMultiThreaded(StringRef Bundle, int Level,
+                                       SmallVectorImpl<uint8_t> &Out) {
+  Expected<ZstdCCtx> C = createMultiThreadedZstd(Level);
+  if (!C)
+    return C.takeError();
+  ZSTD_CCtx *Ctx = C->get();
   Out.resize_for_overwrite(ZSTD_compressBound(Bundle.size()));
   size_t Size = ZSTD_compress2(Ctx, Out.data(), Out.size(), Bundle.data(),
                                Bundle.size());
@@ -500,17 +515,44 @@ static Error compressZstdMultiThreaded(StringRef Bundle, int Level,
   return Error::success();
 }
 
-Expected<SmallVector<char, 0>> compressBundle(StringRef Bundle,
-                                              const BundleCompression &O) {
+/// What can be checked before compressing: the version, the method and, for
+/// version 2, the uncompressed size (the total is checked once known).
+static Error checkCompressionOptions(const BundleCompression &O,
+                                     uint64_t BundleSize) {
   if (O.Version != 2 && O.Version != 3)
     return createStringError(inconvertibleErrorCode(),
                              "compressed bundle version " + Twine(O.Version) +
                                  " cannot be written (2 and 3 can)");
   if (const char *Reason = compression::getReasonIfUnsupported(O.Method))
     return createStringError(inconvertibleErrorCode(), Reason);
-  // Refused before spending the time to compress; the total size is checked
-  // once known.
-  if (Error E = checkCompressedBundleSizes(O.Version, Bundle.size(), 0))
+  return checkCompressedBundleSizes(O.Version, BundleSize, 0);
+}
+
+static uint64_t compressedHeaderSize(uint16_t Version) {
+  return Version == 2 ? 24 : 32;
+}
+
+static void writeCompressedHeader(raw_ostream &OS, const BundleCompression &O,
+                                  uint64_t Total, uint64_t BundleSize,
+                                  uint64_t Hash) {
+  support::endian::Writer W(OS, endianness::little);
+  OS << CompressedBundleMagic;
+  W.write<uint16_t>(O.Version);
+  W.write<uint16_t>(static_cast<uint16_t>(O.Method));
+  if (O.Version == 2) {
+    W.write<uint32_t>(Total);
+    W.write<uint32_t>(BundleSize);
+  } else {
+    W.write<uint64_t>(Total);
+    W.write<uint64_t>(BundleSize);
+  }
+  W.write<uint64_t>(Hash);
+}
+
+Expected<SmallVector<char, 0>> compressBundle(StringRef Bundle,
+                                              const BundleCompression &O) {
+  // Refused before spending the time to compress.
+  if (Error E = checkCompressionOptions(O, Bundle.size()))
     return std::move(E);
   SmallVector<uint8_t, 0> Compressed;
   if (O.Method == compression::Format::Zstd &&
@@ -523,26 +565,161 @@ Expected<SmallVector<char, 0>> compressBundle(StringRef Bundle,
                            O.Method == compression::Format::Zstd},
                           arrayRefFromStringRef(Bundle), Compressed);
   }
-  uint64_t HeaderSize = O.Version == 2 ? 24 : 32;
-  uint64_t Total = HeaderSize + Compressed.size();
+  uint64_t Total = compressedHeaderSize(O.Version) + Compressed.size();
   if (Error E = checkCompressedBundleSizes(O.Version, Bundle.size(), Total))
     return std::move(E);
   SmallVector<char, 0> Out;
   raw_svector_ostream OS(Out);
-  support::endian::Writer W(OS, endianness::little);
-  OS << CompressedBundleMagic;
-  W.write<uint16_t>(O.Version);
-  W.write<uint16_t>(static_cast<uint16_t>(O.Method));
-  if (O.Version == 2) {
-    W.write<uint32_t>(Total);
-    W.write<uint32_t>(Bundle.size());
-  } else {
-    W.write<uint64_t>(Total);
-    W.write<uint64_t>(Bundle.size());
-  }
-  W.write<uint64_t>(getBundleHash(Bundle));
+  writeCompressedHeader(OS, O, Total, Bundle.size(), getBundleHash(Bundle));
   OS << toStringRef(Compressed);
   return std::move(Out);
+}
+
+struct CompressedBundleWriter::Zstd {
+  ZstdCCtx Ctx;
+  std::unique_ptr<char[]> Buffer;
+  size_t BufferSize = 0;
+};
+
+CompressedBundleWriter::CompressedBundleWriter(raw_pwrite_stream &Out)
+    : Out(Out) {}
+
+CompressedBundleWriter::~CompressedBundleWriter() {
+  // Whatever is still buffered is dropped, not compressed.
+  Finished = true;
+  flush();
+}
+
+Expected<std::unique_ptr<CompressedBundleWriter>>
+CompressedBundleWriter::create(raw_pwrite_stream &Out, bool OutCanSeek,
+                               uint64_t BundleSize, const BundleCompression &O,
+                               StringRef Name) {
+  if (Error E = checkCompressionOptions(O, BundleSize))
+    return std::move(E);
+  std::unique_ptr<CompressedBundleWriter> W(new CompressedBundleWriter(Out));
+  W->Options = O;
+  W->Name = Name.str();
+  W->BundleSize = BundleSize;
+  if (O.Method != compression::Format::Zstd ||
+      BundleSize < MultiThreadedZstdThreshold) {
+    // Compressed at once by compressBundle(), as LLVM does: at most
+    // MultiThreadedZstdThreshold bytes for zstd.
+    W->SetUnbuffered();
+    return std::move(W);
+  }
+  Expected<ZstdCCtx> Ctx = createMultiThreadedZstd(O.Level);
+  if (!Ctx)
+    return Ctx.takeError();
+  // The size ZSTD_compress2() would know: it picks the same parameters and
+  // stores it in the frame header.
+  size_t R = ZSTD_CCtx_setPledgedSrcSize(Ctx->get(), BundleSize);
+  if (ZSTD_isError(R))
+    return createStringError(inconvertibleErrorCode(),
+                             Twine("zstd: ") + ZSTD_getErrorName(R));
+  W->Stream = std::make_unique<Zstd>();
+  W->Stream->Ctx = std::move(*Ctx);
+  W->Stream->BufferSize = ZSTD_CStreamOutSize();
+  W->Stream->Buffer.reset(new char[W->Stream->BufferSize]);
+  W->Seekable = OutCanSeek;
+  W->HeaderAt = Out.tell();
+  if (W->Seekable)
+    Out.write_zeros(compressedHeaderSize(O.Version));
+  W->SetBufferSize(1 << 16);
+  return std::move(W);
+}
+
+void CompressedBundleWriter::fail(const Twine &Msg) {
+  if (Failure.empty())
+    Failure = (Name + ": compressed bundle: " + Msg).str();
+}
+
+void CompressedBundleWriter::emit(const char *Ptr, size_t Size) {
+  CompressedSize += Size;
+  if (Seekable)
+    Out.write(Ptr, Size);
+  else
+    Pending.append(Ptr, Ptr + Size);
+}
+
+bool CompressedBundleWriter::compress(const char *Ptr, size_t Size, bool End) {
+  ZSTD_inBuffer In{Ptr, Size, 0};
+  for (;;) {
+    ZSTD_outBuffer Buf{Stream->Buffer.get(), Stream->BufferSize, 0};
+    size_t R = ZSTD_compressStream2(Stream->Ctx.get(), &Buf, &In,
+                                    End ? ZSTD_e_end : ZSTD_e_continue);
+    if (ZSTD_isError(R)) {
+      fail(Twine("zstd: ") + ZSTD_getErrorName(R));
+      return false;
+    }
+    emit(Stream->Buffer.get(), Buf.pos);
+    if (End ? R == 0 : In.pos == In.size)
+      return true;
+  }
+}
+
+void CompressedBundleWriter::write_impl(const char *Ptr, size_t Size) {
+  if (Finished || !Failure.empty())
+    return;
+  Written += Size;
+  if (Written > BundleSize) {
+    fail("more than the " + Twine(BundleSize) +
+         " bytes announced were written");
+    return;
+  }
+  if (!Stream) {
+    Gathered.append(Ptr, Ptr + Size);
+    return;
+  }
+  Hasher.update(StringRef(Ptr, Size));
+  compress(Ptr, Size, /*End=*/false);
+}
+
+Expected<CompressedBundleHeader> CompressedBundleWriter::finish() {
+  flush();
+  Finished = true;
+  if (!Failure.empty())
+    return createStringError(inconvertibleErrorCode(), Failure);
+  if (Written != BundleSize)
+    return createStringError(inconvertibleErrorCode(),
+                             Name + ": compressed bundle: " + Twine(Written) +
+                                 " bytes written where " + Twine(BundleSize) +
+                                 " were announced");
+  CompressedBundleHeader H;
+  H.Version = Options.Version;
+  H.Method = Options.Method;
+  H.HeaderSize = compressedHeaderSize(Options.Version);
+  H.UncompressedSize = BundleSize;
+  if (!Stream) {
+    Expected<SmallVector<char, 0>> C =
+        compressBundle(StringRef(Gathered.data(), Gathered.size()), Options);
+    if (!C)
+      return C.takeError();
+    Gathered = {};
+    StringRef Bytes(C->data(), C->size());
+    H = cantFail(readCompressedBundleHeader(Bytes, Name));
+    Out << Bytes;
+    return H;
+  }
+  if (!compress(nullptr, 0, /*End=*/true))
+    return createStringError(inconvertibleErrorCode(), Failure);
+  Stream.reset();
+  H.TotalSize = H.HeaderSize + CompressedSize;
+  if (Error E =
+          checkCompressedBundleSizes(Options.Version, BundleSize, *H.TotalSize))
+    return std::move(E);
+  MD5::MD5Result Digest;
+  Hasher.final(Digest);
+  H.Hash = Digest.low();
+  SmallString<32> Header;
+  raw_svector_ostream HS(Header);
+  writeCompressedHeader(HS, Options, *H.TotalSize, BundleSize, H.Hash);
+  if (Seekable) {
+    Out.pwrite(Header.data(), Header.size(), HeaderAt);
+  } else {
+    Out << Header << StringRef(Pending.data(), Pending.size());
+    Pending = {};
+  }
+  return H;
 }
 
 } // namespace offload

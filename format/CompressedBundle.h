@@ -179,6 +179,60 @@ llvm::Error checkCompressedBundleSizes(uint16_t Version,
 llvm::Expected<llvm::SmallVector<char, 0>>
 compressBundle(llvm::StringRef Bundle, const BundleCompression &Options);
 
+/// Writes a compressed bundle while the bundle is written to it: the bytes
+/// compressBundle() makes of the same bundle, with the same options. Zstd
+/// bundles of MultiThreadedZstdThreshold bytes and more are compressed as a
+/// stream, with the hash computed in the same pass: the compressed frame goes
+/// to the output as it comes, after a placeholder header that finish() fills
+/// in place, so that neither the bundle nor its compressed form is ever
+/// whole in memory (zstd's window, up to 128 MiB, is). Smaller bundles and
+/// zlib are gathered and compressed at once, as compressBundle() does.
+class CompressedBundleWriter : public llvm::raw_ostream {
+public:
+  /// Starts a compressed bundle at the current position of \p Out, which
+  /// errors name \p Name; exactly \p BundleSize bytes must be written to it
+  /// (the size is stored in zstd's frame and decides its parameters). Unless
+  /// \p OutCanSeek (raw_fd_ostream::supportsSeeking()), the compressed data
+  /// waits in memory for the header.
+  static llvm::Expected<std::unique_ptr<CompressedBundleWriter>>
+  create(llvm::raw_pwrite_stream &Out, bool OutCanSeek, uint64_t BundleSize,
+         const BundleCompression &Options, llvm::StringRef Name);
+  ~CompressedBundleWriter() override;
+
+  /// Compresses what is left and writes the header; returns it.
+  llvm::Expected<CompressedBundleHeader> finish();
+
+private:
+  CompressedBundleWriter(llvm::raw_pwrite_stream &Out);
+  void write_impl(const char *Ptr, size_t Size) override;
+  uint64_t current_pos() const override { return Written; }
+  /// Runs zstd over \p Input (none to end the frame) and passes on what it
+  /// gives; false once an error was recorded.
+  bool compress(const char *Ptr, size_t Size, bool End);
+  void emit(const char *Ptr, size_t Size);
+  void fail(const llvm::Twine &Msg);
+
+  struct Zstd;
+  std::unique_ptr<Zstd> Stream;
+  llvm::raw_pwrite_stream &Out;
+  BundleCompression Options;
+  std::string Name;
+  uint64_t BundleSize = 0;
+  uint64_t Written = 0;
+  /// Where the header goes in Out.
+  uint64_t HeaderAt = 0;
+  uint64_t CompressedSize = 0;
+  /// The bundle, when it is compressed at once.
+  llvm::SmallVector<char, 0> Gathered;
+  /// The compressed data, when Out cannot seek.
+  llvm::SmallVector<char, 0> Pending;
+  bool Seekable = false;
+  bool Finished = false;
+  llvm::MD5 Hasher;
+  /// The first error, reported by finish().
+  std::string Failure;
+};
+
 /// The first 8 bytes of the MD5 of \p Data, as the header stores it.
 uint64_t getBundleHash(llvm::StringRef Data);
 

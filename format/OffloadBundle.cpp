@@ -246,6 +246,16 @@ Expected<std::vector<BundleEntry>> readTextBundle(StringRef Data,
   return std::move(Entries);
 }
 
+uint64_t getTextBundleSize(ArrayRef<BundleEntryToWrite> Entries,
+                           StringRef Comment) {
+  uint64_t Markers =
+      marker(Comment, "START").size() + marker(Comment, "END").size() + 2;
+  uint64_t Size = 0;
+  for (const BundleEntryToWrite &E : Entries)
+    Size += Markers + 2 * E.ID.size() + E.Data.size();
+  return Size;
+}
+
 Error writeTextBundle(raw_ostream &OS, ArrayRef<BundleEntryToWrite> Entries,
                       StringRef Comment, PayloadWriter WritePayload) {
   std::string Start = marker(Comment, "START"), End = marker(Comment, "END");

@@ -130,6 +130,10 @@ void writeTextBundle(llvm::raw_ostream &OS,
                      llvm::ArrayRef<BundleEntryToWrite> Entries,
                      llvm::StringRef Comment);
 
+/// The size of the text bundle writeTextBundle() writes.
+uint64_t getTextBundleSize(llvm::ArrayRef<BundleEntryToWrite> Entries,
+                           llvm::StringRef Comment);
+
 /// writeTextBundle() with the payloads written by \p WritePayload.
 llvm::Error writeTextBundle(llvm::raw_ostream &OS,
                             llvm::ArrayRef<BundleEntryToWrite> Entries,

@@ -282,6 +282,33 @@ struct InputFile {
                            Data.size(), Path);
   }
 
+  /// Writes \p Data, a view of this input's buffer, to \p OS, read from the
+  /// file a piece at a time (never through the mapping, whose pages would
+  /// stay in memory).
+  Error read(raw_ostream &OS, StringRef Data) const {
+    if (FD < 0) {
+      OS << Data;
+      return Error::success();
+    }
+    constexpr size_t Chunk = 1 << 20;
+    std::unique_ptr<char[]> Buffer(new char[Chunk]);
+    uint64_t Offset = Data.data() - this->Buffer->getBufferStart();
+    for (uint64_t Left = Data.size(); Left;) {
+      size_t Want = static_cast<size_t>(std::min<uint64_t>(Left, Chunk));
+      Expected<size_t> Got = sys::fs::readNativeFileSlice(
+          FD, MutableArrayRef<char>(Buffer.get(), Want), Offset);
+      if (!Got)
+        return fail("'" + Path + "': " + toString(Got.takeError()));
+      if (*Got == 0)
+        return fail("'" + Path + "': file shrank while it was read (at " +
+                    Twine(Offset) + ")");
+      OS.write(Buffer.get(), *Got);
+      Offset += *Got;
+      Left -= *Got;
+    }
+    return Error::success();
+  }
+
   /// True if \p Data is a view of this input's bytes.
   bool holds(StringRef Data) const {
     StringRef All = Buffer->getBuffer();
@@ -507,6 +534,30 @@ static Expected<std::vector<std::string>> normalizedBundleTargets() {
   return Normalized;
 }
 
+/// Writes the output as a compressed bundle of the \p Size bytes that
+/// \p Write writes, compressed as they come.
+static Error writeCompressed(const Settings &S, uint64_t Size,
+                             function_ref<Error(raw_ostream &Bundle)> Write) {
+  auto Start = std::chrono::steady_clock::now();
+  return writeFileAtomically(
+      OutputFileNames[0], [&](OutputFileStream &OS) -> Error {
+        Expected<std::unique_ptr<CompressedBundleWriter>> W =
+            CompressedBundleWriter::create(OS, OS.supportsSeeking(), Size,
+                                           S.Compression, OutputFileNames[0]);
+        if (!W)
+          return W.takeError();
+        if (Error E = Write(**W))
+          return E;
+        Expected<CompressedBundleHeader> H = (*W)->finish();
+        if (!H)
+          return H.takeError();
+        if (S.Verbose)
+          printCompressionStats(*H, *H->TotalSize - H->HeaderSize,
+                                S.Compression.Level, secondsSince(Start));
+        return Error::success();
+      });
+}
+
 static Error bundle(const BundleType &Type, const Settings &S) {
   if (Type.Layout == BundleLayout::Archive)
     return fail("Archive files are only supported for unbundling");
@@ -537,47 +588,42 @@ static Error bundle(const BundleType &Type, const Settings &S) {
   // object gets a binary bundle, as with clang-offload-bundler.
   bool HostIsObject =
       Host && identify_magic(Entries[*Host].Data) != file_magic::unknown;
-  SmallVector<char, 0> Bundled;
   if (Type.Layout == BundleLayout::Object && HostIsObject) {
     Expected<SmallVector<char, 0>> Object =
         writeObjectBundle(*Inputs[*Host]->Buffer, Entries[*Host].ID, Entries);
     if (!Object)
       return Object.takeError();
-    Bundled = std::move(*Object);
-  } else if (S.Compress) {
-    raw_svector_ostream OS(Bundled);
-    if (Type.Layout == BundleLayout::Text)
-      writeTextBundle(OS, Entries, Type.Comment);
-    else
-      writeBinaryBundle(OS, Entries, BundleAlignment);
-  } else {
-    // Streamed: the payloads go from the input files to the output file.
-    return writeFileAtomically(OutputFileNames[0], [&](OutputFileStream &OS) {
-      auto Copy = [&](size_t I) {
-        return Inputs[I]->copy(OS, Entries[I].Data);
-      };
-      if (Type.Layout == BundleLayout::Text)
-        return writeTextBundle(OS, Entries, Type.Comment, Copy);
-      return writeBinaryBundle(OS, Entries, BundleAlignment, Copy);
+    StringRef Bytes(Object->data(), Object->size());
+    if (!S.Compress)
+      return writeFileAtomically(OutputFileNames[0], Bytes);
+    return writeCompressed(S, Bytes.size(), [&](raw_ostream &OS) {
+      OS << Bytes;
+      return Error::success();
     });
   }
 
+  bool Text = Type.Layout == BundleLayout::Text;
   if (S.Compress) {
-    auto Start = std::chrono::steady_clock::now();
-    Expected<SmallVector<char, 0>> Compressed = compressBundle(
-        StringRef(Bundled.data(), Bundled.size()), S.Compression);
-    if (!Compressed)
-      return Compressed.takeError();
-    if (S.Verbose) {
-      StringRef C(Compressed->data(), Compressed->size());
-      CompressedBundleHeader H = cantFail(readCompressedBundleHeader(C, ""));
-      printCompressionStats(H, C.size() - H.HeaderSize, S.Compression.Level,
-                            secondsSince(Start));
-    }
-    Bundled = std::move(*Compressed);
+    // Streamed too: the payloads are read from the input files into the
+    // compressor, which writes the output file as it goes.
+    uint64_t Size = Text ? getTextBundleSize(Entries, Type.Comment)
+                         : getBinaryBundleSize(Entries, BundleAlignment);
+    return writeCompressed(S, Size, [&](raw_ostream &OS) {
+      auto Read = [&](size_t I) {
+        return Inputs[I]->read(OS, Entries[I].Data);
+      };
+      if (Text)
+        return writeTextBundle(OS, Entries, Type.Comment, Read);
+      return writeBinaryBundle(OS, Entries, BundleAlignment, Read);
+    });
   }
-  return writeFileAtomically(OutputFileNames[0],
-                             StringRef(Bundled.data(), Bundled.size()));
+  // Streamed: the payloads go from the input files to the output file.
+  return writeFileAtomically(OutputFileNames[0], [&](OutputFileStream &OS) {
+    auto Copy = [&](size_t I) { return Inputs[I]->copy(OS, Entries[I].Data); };
+    if (Text)
+      return writeTextBundle(OS, Entries, Type.Comment, Copy);
+    return writeBinaryBundle(OS, Entries, BundleAlignment, Copy);
+  });
 }
 
 static Error unbundle(const BundleType &Type, const Settings &S) {

@@ -249,3 +249,88 @@ TEST(CompressedBundleReader, StreamsPayloads) {
 }
 
 } // namespace
+
+namespace {
+/// What CompressedBundleWriter writes of \p Bundle after a 5-byte prefix,
+/// fed in pieces of \p Piece bytes, with the prefix checked and dropped.
+std::string writeStreamed(StringRef Bundle, const BundleCompression &O,
+                          size_t Piece, bool CanSeek) {
+  SmallVector<char, 0> Out;
+  raw_svector_ostream OS(Out);
+  OS << "ahead";
+  auto W = takeOrFail(
+      CompressedBundleWriter::create(OS, CanSeek, Bundle.size(), O, "out"));
+  if (!W)
+    return "";
+  for (size_t At = 0; At < Bundle.size(); At += Piece)
+    *W << Bundle.substr(At, Piece);
+  CompressedBundleHeader H = takeOrFail(W->finish());
+  EXPECT_EQ(H.UncompressedSize, Bundle.size());
+  EXPECT_EQ(H.Hash, getBundleHash(Bundle));
+  EXPECT_EQ(*H.TotalSize, Out.size() - 5);
+  std::string All = str(Out);
+  EXPECT_EQ(All.substr(0, 5), "ahead");
+  return All.substr(5);
+}
+} // namespace
+
+// Written as it comes, a bundle compresses to compressBundle()'s bytes:
+// small ones and zlib gathered, large zstd ones streamed (in pieces that do
+// not divide zstd's jobs), whether the output can seek or not.
+TEST(CompressedBundleWriter, SameBytesAsCompressBundle) {
+  for (compression::Format Method : Methods)
+    for (uint16_t Version : {2, 3}) {
+      BundleCompression O;
+      O.Method = Method;
+      O.Version = Version;
+      std::string Bundle = sampleBundle(300000);
+      std::string Want = str(takeOrFail(compressBundle(Bundle, O)));
+      EXPECT_EQ(writeStreamed(Bundle, O, 4097, true), Want);
+      EXPECT_EQ(writeStreamed(Bundle, O, 300000, false), Want);
+    }
+  std::string Large = sampleBundle(MultiThreadedZstdThreshold + 12345);
+  for (uint16_t Version : {2, 3}) {
+    BundleCompression O;
+    O.Version = Version;
+    std::string Want = str(takeOrFail(compressBundle(Large, O)));
+    EXPECT_EQ(writeStreamed(Large, O, (1 << 20) + 3, true), Want);
+    EXPECT_EQ(writeStreamed(Large, O, 1 << 16, false), Want);
+  }
+}
+
+// The size announced is the size written: fewer or more bytes are an error
+// naming the output; bad options fail before anything is written.
+TEST(CompressedBundleWriter, SizeMustMatch) {
+  BundleCompression O;
+  for (uint64_t Announced : {uint64_t(100), MultiThreadedZstdThreshold}) {
+    SmallVector<char, 0> Out;
+    raw_svector_ostream OS(Out);
+    auto W =
+        takeOrFail(CompressedBundleWriter::create(OS, true, Announced, O, "o"));
+    ASSERT_TRUE(W);
+    *W << std::string(50, 'x');
+    EXPECT_THAT(errorMessage(W->finish()),
+                HasSubstr("o: compressed bundle: 50 bytes written where " +
+                          std::to_string(Announced) + " were announced"));
+  }
+  {
+    SmallVector<char, 0> Out;
+    raw_svector_ostream OS(Out);
+    auto W = takeOrFail(CompressedBundleWriter::create(OS, true, 10, O, "o"));
+    ASSERT_TRUE(W);
+    *W << std::string(11, 'x');
+    EXPECT_THAT(errorMessage(W->finish()),
+                HasSubstr("more than the 10 bytes announced were written"));
+  }
+  SmallVector<char, 0> Out;
+  raw_svector_ostream OS(Out);
+  O.Version = 1;
+  EXPECT_THAT(
+      errorMessage(CompressedBundleWriter::create(OS, true, 10, O, "o")),
+      HasSubstr("version 1 cannot be written"));
+  O.Version = 2;
+  EXPECT_THAT(errorMessage(
+                  CompressedBundleWriter::create(OS, true, 1ULL << 33, O, "o")),
+              HasSubstr("Uncompressed size exceeds version 2 limit"));
+  EXPECT_TRUE(Out.empty());
+}
