@@ -15,9 +15,10 @@ The host side (the unit's objects are the same in every case):
   medium  a program that initializes every target, linked with all of
           LLVM's static libraries (llvm-config --link-static --libs all,
           Polly left out; ~150 MB)
-  large   LLVM's static libraries linked whole (--whole-archive) four times
-          over: the libraries and three copies whose every symbol is renamed
-          (llvm-objcopy --redefine-syms; ~680 MB)
+  large   LLVM's static libraries linked whole four times over, as objects
+          (ld.lld -r --whole-archive: the libraries, and three copies whose
+          every symbol is renamed with llvm-objcopy --redefine-syms), with
+          the program (~680 MB)
 
 The upstream and our programs are run once and must print the same (the
 plain one has no device image registered: libomptarget 22 crashes on its
@@ -37,8 +38,7 @@ import shutil
 import statistics
 import subprocess
 import sys
-
-from benchlib import run
+import time
 
 LLVM = "/usr/lib/llvm-22"
 BIN = os.path.join(LLVM, "bin")
@@ -170,6 +170,24 @@ def make_copies(work, count, llvm_libs):
         open(os.path.join(copy, "done"), "w").close()
 
 
+def prelink(work, n, llvm_libs):
+    """copy<N>.o: LLVM's archives (copy N's; the originals for 0) linked
+    whole into one relocatable object, as a large program's own objects
+    are; made once. The libraries that cannot be linked whole stay
+    libraries."""
+    obj = os.path.join(work, "copy%d.o" % n)
+    libdir = LIB if n == 0 else os.path.join(work, "copy%d" % n)
+    paths = [os.path.join(libdir, "lib%s.a" % l[2:]) for l in llvm_libs]
+    whole = [p for p in paths if not any(x in p for x in NOT_WHOLE)]
+    rest = [p for p in paths if any(x in p for x in NOT_WHOLE)]
+    if not os.path.exists(obj):
+        subprocess.check_call(
+            [os.path.join(BIN, "ld.lld"), "-r", "-o", obj + ".tmp",
+             "--whole-archive"] + whole)
+        os.rename(obj + ".tmp", obj)
+    return obj, rest
+
+
 def host_args(size, work, copies):
     """The host link's inputs and libraries for a size, after the objects."""
     llvm_libs, system = all_libs()
@@ -180,16 +198,29 @@ def host_args(size, work, copies):
     if size == "medium":
         return ["-L" + LIB] + llvm_libs + system
     make_copies(work, copies, llvm_libs)
-    args = ["polly-stub.o"]
+    objects, libraries = ["polly-stub.o"], []
     for n in range(0, copies + 1):
-        libdir = LIB if n == 0 else os.path.join(work, "copy%d" % n)
-        paths = [os.path.join(libdir, "lib%s.a" % l[2:]) for l in llvm_libs]
-        whole = [p for p in paths if not any(x in p for x in NOT_WHOLE)]
-        rest = [p for p in paths if any(x in p for x in NOT_WHOLE)]
-        args += ["--whole-archive"] + whole + ["--no-whole-archive"] + rest
-    return ["-L" + LIB] + [
-        a if a.startswith("-l") or a.startswith("-L") else "-Wl," + a
-        if a.startswith("--") else a for a in args] + system
+        obj, rest = prelink(work, n, llvm_libs)
+        objects.append(obj)
+        libraries += rest
+    return objects + ["-L" + LIB] + libraries + system
+
+
+def run_or_exit(cmd, cwd):
+    """Runs cmd in cwd: (seconds, peak RSS in MiB of its largest process);
+    on failure, exits with the command cut short and its last words."""
+    err = os.path.join(cwd, ".stderr")
+    with open(err, "w") as f:
+        start = time.perf_counter()
+        proc = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.DEVNULL,
+                                stderr=f)
+        _, status, usage = os.wait4(proc.pid, 0)
+        seconds = time.perf_counter() - start
+    if os.waitstatus_to_exitcode(status) != 0:
+        with open(err) as f:
+            sys.exit("failed: %s ...\n%s" % (" ".join(cmd)[:300],
+                                              f.read()[-2000:]))
+    return seconds, usage.ru_maxrss / 1024.0
 
 
 def main():
@@ -225,10 +256,15 @@ def main():
         }
         times = {k: [] for k in links}
         rss = {k: [] for k in links}
-        run(links["ours"], args.work)  # warm the page cache
-        for _ in range(args.repeat):
-            for name, cmd in links.items():
-                t, m = run(cmd, args.work)
+        for cmd in links.values():  # warm the page cache
+            run_or_exit(cmd, args.work)
+        order = list(links)
+        for r in range(args.repeat):
+            # Each round in another order, and no output of an earlier link
+            # still being written back, so that none pays for another.
+            for name in order[r % 3:] + order[:r % 3]:
+                os.sync()
+                t, m = run_or_exit(links[name], args.work)
                 times[name].append(t)
                 rss[name].append(m)
         outputs = {name: subprocess.check_output(
