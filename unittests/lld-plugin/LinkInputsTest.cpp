@@ -31,37 +31,38 @@ std::string objectWithSection(StringRef Name, StringRef Type = "SHT_PROGBITS",
                         .str());
 }
 
-/// A relocatable object that defines \p Defined and refers to \p Undefined.
-std::string objectWithSymbols(ArrayRef<StringRef> Defined,
-                              ArrayRef<StringRef> Undefined) {
-  std::string Yaml = "  - Name: .text\n    Type: SHT_PROGBITS\n"
-                     "    Flags: [ SHF_ALLOC, SHF_EXECINSTR ]\n"
-                     "    Content: \"C3\"\nSymbols:\n";
+/// YAML symbols: \p Defined in .text, \p Undefined referred to.
+std::string symbolsYaml(ArrayRef<StringRef> Defined,
+                        ArrayRef<StringRef> Undefined) {
+  std::string Yaml;
   for (StringRef Name : Defined)
     Yaml += ("  - Name: " + Name + "\n    Section: .text\n" +
              "    Binding: STB_GLOBAL\n")
                 .str();
   for (StringRef Name : Undefined)
     Yaml += ("  - Name: " + Name + "\n    Binding: STB_GLOBAL\n").str();
-  return makeX86ELF(Yaml);
+  return Yaml;
+}
+
+constexpr StringLiteral TextYaml = "  - Name: .text\n    Type: SHT_PROGBITS\n"
+                                   "    Flags: [ SHF_ALLOC, SHF_EXECINSTR ]\n"
+                                   "    Content: \"C3\"\n";
+
+/// A relocatable object that defines \p Defined and refers to \p Undefined.
+std::string objectWithSymbols(ArrayRef<StringRef> Defined,
+                              ArrayRef<StringRef> Undefined) {
+  return makeX86ELF(TextYaml.str() + "Symbols:\n" +
+                    symbolsYaml(Defined, Undefined));
 }
 
 /// A shared object that defines \p Defined and refers to \p Undefined.
 std::string sharedObject(ArrayRef<StringRef> Defined,
                          ArrayRef<StringRef> Undefined) {
-  std::string Yaml = "--- !ELF\nFileHeader:\n  Class: ELFCLASS64\n"
-                     "  Data: ELFDATA2LSB\n  Type: ET_DYN\n"
-                     "  Machine: EM_X86_64\nSections:\n"
-                     "  - Name: .text\n    Type: SHT_PROGBITS\n"
-                     "    Flags: [ SHF_ALLOC, SHF_EXECINSTR ]\n"
-                     "    Content: \"C3\"\nDynamicSymbols:\n";
-  for (StringRef Name : Defined)
-    Yaml += ("  - Name: " + Name + "\n    Section: .text\n" +
-             "    Binding: STB_GLOBAL\n")
-                .str();
-  for (StringRef Name : Undefined)
-    Yaml += ("  - Name: " + Name + "\n    Binding: STB_GLOBAL\n").str();
-  return yamlToObject(Yaml);
+  return yamlToObject("--- !ELF\nFileHeader:\n  Class: ELFCLASS64\n"
+                      "  Data: ELFDATA2LSB\n  Type: ET_DYN\n"
+                      "  Machine: EM_X86_64\nSections:\n" +
+                      TextYaml.str() + "DynamicSymbols:\n" +
+                      symbolsYaml(Defined, Undefined));
 }
 
 /// A fresh directory, removed with the test.
