@@ -404,7 +404,7 @@ static Error runWithEveryLibrary(PreparedDeviceLink &Link) {
 
 bool omittedArchivesNeeded(ArrayRef<PreparedDeviceLink> Links) {
   return llvm::any_of(Links, [](const PreparedDeviceLink &Link) {
-    return Link.omitsArchives() &&
+    return !Link.Cached && Link.omitsArchives() &&
            omittedArchivesNeeded(Link.Trace, Link.Libraries);
   });
 }
@@ -412,6 +412,8 @@ bool omittedArchivesNeeded(ArrayRef<PreparedDeviceLink> Links) {
 static Error runInProcess(MutableArrayRef<PreparedDeviceLink> Links,
                           const WorkDir &Dir) {
   for (PreparedDeviceLink &Link : Links) {
+    if (Link.Cached)
+      continue;
     if (!Link.Program.empty()) {
       if (Error E = runProgram(Link, Dir.path(Link.Job->name() + ".log")))
         return E;
@@ -461,7 +463,9 @@ Error runDeviceLinks(MutableArrayRef<PreparedDeviceLink> Links,
       Options.UseJobserver ? JobserverClient::getInstance() : nullptr;
   unsigned MaxJobs = Options.UseJobserver ? UINT_MAX : Options.Jobs;
   // One link, one slot, or no jobserver to ask: no need for workers.
-  if (Links.size() <= 1 || MaxJobs == 1 || (Options.UseJobserver && !Jobserver))
+  size_t ToRun = llvm::count_if(
+      Links, [](const PreparedDeviceLink &Link) { return !Link.Cached; });
+  if (ToRun <= 1 || MaxJobs == 1 || (Options.UseJobserver && !Jobserver))
     return runInProcess(Links, Dir);
 
   // Our workers' environment: ours, plus who their parent is.
@@ -498,7 +502,13 @@ Error runDeviceLinks(MutableArrayRef<PreparedDeviceLink> Links,
 
   while (Next < Links.size() || !Running.empty()) {
     // Start what the slots allow; stop starting once something failed.
+    while (Next < Links.size() && Links[Next].Cached)
+      ++Next;
     while (!Failure && Next < Links.size() && Running.size() < MaxJobs) {
+      if (Links[Next].Cached) {
+        ++Next;
+        continue;
+      }
       JobSlot Slot;
       if (Jobserver) {
         Slot = Jobserver->tryAcquire();

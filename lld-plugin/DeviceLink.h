@@ -61,6 +61,10 @@ struct PreparedDeviceLink {
   DeviceLinkLibraries Libraries;
   std::vector<std::string> FullArgs;
   std::string Trace;
+  /// Its output came from the device-link cache, under CacheKey: nothing
+  /// to run.
+  bool Cached = false;
+  std::string CacheKey;
 
   bool omitsArchives() const { return Libraries.omitsAny(); }
 };

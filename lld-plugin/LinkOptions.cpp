@@ -3,6 +3,7 @@
 #include "lld-plugin/LinkOptions.h"
 
 #include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/CachePruning.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/StringSaver.h"
@@ -89,6 +90,13 @@ static Error parseOffloadOption(StringRef Arg, OffloadOptions &O) {
       return usage("--offload-large-fatbin-threshold: expected a size in "
                    "bytes, got '" +
                    Value + "'");
+  } else if (Key == "offload-cache-dir" && HasValue) {
+    O.CacheDir = Value.str();
+  } else if (Key == "offload-cache-policy" && HasValue) {
+    Expected<CachePruningPolicy> Policy = parseCachePruningPolicy(Value);
+    if (!Policy)
+      return usage("--offload-cache-policy: " + toString(Policy.takeError()));
+    O.CachePolicy = Value.str();
   } else {
     return usage("unknown option '" + Arg + "'");
   }
@@ -156,6 +164,10 @@ Expected<LinkCommandLine> parseLinkCommandLine(ArrayRef<const char *> Args,
 void printOffloadHelp(raw_ostream &OS) {
   static const std::pair<const char *, const char *> Options[] = {
       {"--no-offload", "Link as ld.lld would, ignoring device code"},
+      {"--offload-cache-dir=<dir>",
+       "Keep linked device images in <dir> (or $LLD_OFFLOAD_CACHE_DIR)"},
+      {"--offload-cache-policy=<policy>",
+       "Prune the cache: as --thinlto-cache-policy"},
       {"--offload-compress[=<level>]",
        "Compress HIP fat binaries (CCOB, zstd)"},
       {"--offload-compress-version=2|3", "CCOB version to write (default 3)"},

@@ -56,6 +56,12 @@ struct OffloadOptions {
   /// --offload-large-fatbin-threshold=<bytes>: fat binaries this large are
   /// placed after .bss, out of the way of small-code-model references.
   uint64_t LargeFatbinThreshold = 1ULL << 30;
+  /// --offload-cache-dir=<dir>: keep linked device images there
+  /// (DeviceLinkCache.h); LLD_OFFLOAD_CACHE_DIR when not given.
+  std::string CacheDir;
+  /// --offload-cache-policy=<policy>: how the cache is pruned, in the
+  /// syntax of --thinlto-cache-policy.
+  std::string CachePolicy;
 };
 
 /// The command line split in two.

@@ -7,6 +7,7 @@
 
 #include "lld-plugin/DeviceInputs.h"
 #include "lld-plugin/DeviceLink.h"
+#include "lld-plugin/DeviceLinkCache.h"
 #include "lld-plugin/DevicePlan.h"
 #include "lld-plugin/LinkInputs.h"
 #include "lld-plugin/LinkOptions.h"
@@ -213,7 +214,9 @@ Expected<DeviceWork> findDeviceWork(const LinkCommandLine &CL,
 
 /// How a link with device code ended: LLD's status, or an error of ours.
 struct Linked {
-  int Status = 0;
+  Linked(int Status = 0) : Status(Status) {}
+  Linked(Error E) : Status(1), Failure(std::move(E)) {}
+  int Status;
   std::optional<Error> Failure;
   /// A device link without the host's static archives needs one: link
   /// again with every library.
@@ -224,14 +227,60 @@ struct Linked {
 /// code than it was linked with before giving up.
 constexpr unsigned MaxLinkRounds = 4;
 
-Linked linkError(Error E) { return {1, std::move(E)}; }
+Linked linkError(Error E) { return Linked(std::move(E)); }
+
+/// Takes \p Link's image from \p Cache if it is there (on a dry run: says
+/// whether it is). A key that cannot be made is a warning: the link runs.
+void lookUpDeviceLink(DeviceLinkCache &Cache, PreparedDeviceLink &Link,
+                      const WorkDir &Dir, StringRef Self,
+                      const OffloadOptions &Opts) {
+  Expected<std::string> Key = Cache.key(Link, Dir, Self);
+  if (!Key) {
+    logAllUnhandledErrors(Key.takeError(),
+                          WithColor::warning(errs(), ToolName));
+    return;
+  }
+  Link.CacheKey = *Key;
+  Expected<bool> Hit = Cache.fetch(*Key, Link.Output, Opts.DryRun);
+  if (!Hit) {
+    Link.CacheKey.clear();
+    logAllUnhandledErrors(Hit.takeError(),
+                          WithColor::warning(errs(), ToolName));
+    return;
+  }
+  Link.Cached = *Hit && !Opts.DryRun;
+  if (Opts.Verbose || Opts.DryRun)
+    errs() << ToolName << ": device-link cache: "
+           << (*Hit ? (Opts.DryRun ? "would hit" : "hit")
+                    : (Opts.DryRun ? "would miss" : "miss"))
+           << " for " << Link.Job->name() << " (key " << shortKey(*Key)
+           << ")\n";
+}
+
+/// Keeps the images of the links that ran in \p Cache, and prunes it. What
+/// cannot be kept is a warning.
+void keepDeviceLinks(DeviceLinkCache &Cache,
+                     ArrayRef<PreparedDeviceLink> Links) {
+  for (const PreparedDeviceLink &Link : Links)
+    if (!Link.Cached && !Link.CacheKey.empty())
+      if (Error E = Cache.store(Link.CacheKey, Link.Output))
+        logAllUnhandledErrors(
+            createStringError(inconvertibleErrorCode(),
+                              "cannot keep the image of " + Link.Job->name() +
+                                  " in the device-link cache '" +
+                                  Cache.directory() +
+                                  "': " + toString(std::move(E))),
+            WithColor::warning(errs(), ToolName));
+  if (Error E = Cache.prune())
+    logAllUnhandledErrors(std::move(E), WithColor::warning(errs(), ToolName));
+}
 
 /// Links \p Work's device code, builds its registration and links the host
 /// with it (and, for OpenMP, the runtime), tracing what the host link loads
 /// into \p HostLoaded when not null.
 Linked linkWithDeviceCode(const LinkCommandLine &CL, DeviceWork &Work,
                           const WorkDir &Dir, const char *Argv0,
-                          LoadedInputs *HostLoaded) {
+                          DeviceLinkCache *Cache, LoadedInputs *HostLoaded) {
   const OffloadOptions &Opts = CL.Offload;
   DeviceInputs &Inputs = *Work.Inputs;
   if (Opts.Verbose)
@@ -273,6 +322,15 @@ Linked linkWithDeviceCode(const LinkCommandLine &CL, DeviceWork &Work,
                                            : StringRef(Link->Program));
     Links.push_back(std::move(*Link));
   }
+  // Take what the device-link cache has of them; say what it would have on
+  // a dry run.
+  std::string Self = sys::fs::getMainExecutable(Argv0, (void *)&fail);
+  if (Cache) {
+    Pass P("device-link cache lookup", Opts.Verbose);
+    for (PreparedDeviceLink &Link : Links)
+      lookUpDeviceLink(*Cache, Link, Dir, Self, Opts);
+  }
+
   // OpenMP images need the offload runtime in the host link.
   bool LinksOpenMP = llvm::any_of(Work.Jobs, [](const DeviceLinkJob &Job) {
     return Job.Kind == OffloadKind::OpenMP;
@@ -287,7 +345,6 @@ Linked linkWithDeviceCode(const LinkCommandLine &CL, DeviceWork &Work,
   // Link the device images, in parallel when asked.
   {
     Pass P("device links", Opts.Verbose);
-    std::string Self = sys::fs::getMainExecutable(Argv0, (void *)&fail);
     if (Error E = runDeviceLinks(Links, Opts, Self, Dir))
       return linkError(std::move(E));
   }
@@ -359,6 +416,10 @@ Linked linkWithDeviceCode(const LinkCommandLine &CL, DeviceWork &Work,
     L.Status = linkHost(CL, Extra, Trace, HostLoaded);
   }
   L.Again = ArchivesNeeded.valid() && ArchivesNeeded.get();
+
+  // Keep what was linked in the cache, unless it is to be linked again.
+  if (Cache && L.Status == 0 && !L.Again)
+    keepDeviceLinks(*Cache, Links);
   return L;
 }
 
@@ -459,6 +520,15 @@ int link(ArrayRef<const char *> Argv) {
     keepArchiveStats(CL, **Dir, Loaded);
   }
 
+  // The device-link cache, when one is asked for.
+  std::unique_ptr<DeviceLinkCache> Cache;
+  if (Expected<std::unique_ptr<DeviceLinkCache>> Opened =
+          DeviceLinkCache::open(Opts))
+    Cache = std::move(*Opened);
+  else
+    logAllUnhandledErrors(Opened.takeError(),
+                          WithColor::warning(errs(), ToolName));
+
   // Find the device code in them and plan its links.
   Expected<DeviceWork> Work = findDeviceWork(CL, Loaded, Named);
   if (!Work)
@@ -469,7 +539,7 @@ int link(ArrayRef<const char *> Argv) {
   // input, a member only the registration pulls in): at most a few rounds.
   for (unsigned Round = 1;; ++Round) {
     LoadedInputs HostLoaded;
-    Linked L = linkWithDeviceCode(CL, *Work, **Dir, Argv[0],
+    Linked L = linkWithDeviceCode(CL, *Work, **Dir, Argv[0], Cache.get(),
                                   Untraced ? nullptr : &HostLoaded);
     if (L.Failure)
       return fail(std::move(*L.Failure));

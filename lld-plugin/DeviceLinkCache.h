@@ -1,0 +1,98 @@
+//===- lld-plugin/DeviceLinkCache.h - Linked device images, kept -*- C++
+//-*-===//
+//
+// Device links are most of a GPU link's time (LTO and codegen per arch), and
+// a relink after a host-only change, or a test suite whose programs all link
+// one fat library, would redo them unchanged. With a cache directory
+// (--offload-cache-dir=, or LLD_OFFLOAD_CACHE_DIR), each device link's image
+// is kept under a key of everything that decides its bytes, in LLVM's
+// file cache (llvm/Support/Caching.h: entries written to a temporary file
+// and renamed into place, so concurrent links fill one entry safely), pruned
+// by LLVM's cache pruning (--offload-cache-policy=, as
+// --thinlto-cache-policy).
+//
+// The key is a BLAKE3 hash of: this linker's identity (version, and size and
+// modification time of its executable and of libLLVM); the job (offload
+// kind, triple, arch); the link's program (path, size, modification time)
+// and arguments, work-directory paths made relative; the contents of every
+// file an argument names or a -l finds, and of those that a linker script
+// among them names; for external tools (nvlink, ptxas), their identity; for
+// CPU links that leave the host's static archives out, those archives'
+// symbol tables (all that decides whether one is needed). An entry holds the
+// image after a header with its size and hash: a truncated or corrupt entry
+// is found out, not used, and replaced.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LLD_OFFLOAD_LLDPLUGIN_DEVICELINKCACHE_H
+#define LLD_OFFLOAD_LLDPLUGIN_DEVICELINKCACHE_H
+
+#include "lld-plugin/DeviceLink.h"
+
+#include "llvm/Support/Caching.h"
+
+#include <memory>
+#include <optional>
+#include <string>
+
+namespace offload {
+
+/// The environment variable that turns the cache on where link flags cannot
+/// be added.
+constexpr const char *CacheDirVar = "LLD_OFFLOAD_CACHE_DIR";
+
+class DeviceLinkCache {
+public:
+  /// The cache --offload-cache-dir= or LLD_OFFLOAD_CACHE_DIR names, or
+  /// null when neither does. Fails if its directory cannot be made (a
+  /// warning: the link goes on without it).
+  static llvm::Expected<std::unique_ptr<DeviceLinkCache>>
+  open(const OffloadOptions &Options);
+
+  /// The key of \p Link, whose work directory is \p Dir; \p Self is this
+  /// executable. Fails if an input cannot be read.
+  llvm::Expected<std::string> key(const PreparedDeviceLink &Link,
+                                  const WorkDir &Dir,
+                                  llvm::StringRef Self) const;
+
+  /// Writes the image kept under \p Key to \p Output; false when there is
+  /// none. An entry that is not whole is removed and is no hit.
+  /// \p DryRun only looks.
+  llvm::Expected<bool> fetch(llvm::StringRef Key, llvm::StringRef Output,
+                             bool DryRun = false);
+
+  /// Keeps the image at \p Output under \p Key.
+  llvm::Error store(llvm::StringRef Key, llvm::StringRef Output);
+
+  /// Prunes the directory as the policy says.
+  llvm::Error prune();
+
+  const std::string &directory() const { return Directory; }
+
+private:
+  DeviceLinkCache(llvm::FileCache Cache,
+                  std::shared_ptr<std::unique_ptr<llvm::MemoryBuffer>> Handed,
+                  std::string Directory, std::string Policy,
+                  std::string CudaPath)
+      : Cache(std::move(Cache)), Handed(std::move(Handed)),
+        Directory(std::move(Directory)), Policy(std::move(Policy)),
+        CudaPath(std::move(CudaPath)) {}
+
+  llvm::FileCache Cache;
+  /// What the cache handed back for the last lookup (LLVM's cache gives a
+  /// hit's contents to a callback).
+  std::shared_ptr<std::unique_ptr<llvm::MemoryBuffer>> Handed;
+  std::string Directory;
+  std::string Policy;
+  /// The CUDA toolkit whose nvlink and ptxas NVPTX links run.
+  std::string CudaPath;
+};
+
+/// The first 16 hex digits of a key, for messages.
+inline llvm::StringRef shortKey(llvm::StringRef Key) {
+  return Key.take_front(16);
+}
+
+} // namespace offload
+
+#endif // LLD_OFFLOAD_LLDPLUGIN_DEVICELINKCACHE_H
