@@ -48,11 +48,17 @@ static bool isOffloadEntriesStart(StringRef Name) {
          Name == "__start_hip_offloading_entries";
 }
 
-/// "kind|triple": images that may resolve each other's symbols.
-static std::string targetKey(const OffloadImage &Image) {
+/// "kind|triple|": the images of one device link's target, whatever arch.
+static std::string tripleKey(const OffloadImage &Image) {
   return (Twine(static_cast<unsigned>(Image.TheOffloadKind)) + "|" +
-          Triple::normalize(Image.getTriple()))
+          Triple::normalize(Image.getTriple()) + "|")
       .str();
+}
+
+/// "kind|triple|arch": images that may resolve each other's symbols, those
+/// of one device link. (A "generic" image joins every arch's link.)
+static std::string targetKey(const OffloadImage &Image) {
+  return tripleKey(Image) + Image.getArch().str();
 }
 
 Error DeviceInputs::scanLoadedInputs(const LoadedInputs &Loaded,
@@ -380,14 +386,24 @@ Error DeviceInputs::addArchiveMembersDeviceCodeNeeds(
     for (Candidate &C : Left) {
       if (C.Taken)
         continue;
-      auto Use = Uses.find(targetKey(C.Image));
-      if (Use == Uses.end() || Use->second.Undefined.empty())
+      // The links this image would join: its arch's and the generic
+      // images'; a generic image joins every arch's.
+      std::string Prefix = tripleKey(C.Image);
+      bool Generic = C.Image.getArch() == "generic";
+      SmallVector<const SymbolUse *, 4> Joined;
+      for (const auto &[Key, Use] : Uses)
+        if (Key.starts_with(Prefix) && !Use.Undefined.empty() &&
+            (Generic || Key == targetKey(C.Image) || Key == Prefix + "generic"))
+          Joined.push_back(&Use);
+      if (Joined.empty())
         continue;
       SymbolUse Own;
       if (Error E = noteSymbols(C.Image, Own))
         return E;
-      if (none_of(Own.Defined.keys(),
-                  [&](StringRef S) { return Use->second.needs(S); }))
+      if (none_of(Own.Defined.keys(), [&](StringRef S) {
+            return any_of(Joined,
+                          [&](const SymbolUse *U) { return U->needs(S); });
+          }))
         continue;
       C.Taken = Changed = true;
       if (Error E = take(C))

@@ -51,7 +51,8 @@ public:
 
   /// Adds the device code of archive members the host link left out when
   /// device code needs it: a member whose image defines a symbol that the
-  /// images of the same offload kind and triple leave undefined (repeated
+  /// images of the same offload kind, triple and arch (a generic image
+  /// joins every arch) leave undefined (repeated
   /// until nothing more is needed), and every image of an arch named in
   /// \p ExtractArchs (--offload-extract).
   llvm::Error
@@ -119,7 +120,7 @@ private:
   /// object): dropped from HIPUnits.
   llvm::StringSet<> HIPUnitsDefined;
   llvm::StringSet<> HIPUnitSet;
-  /// Symbol use per "kind|triple" of the images taken so far.
+  /// Symbol use per "kind|triple|arch" of the images taken so far.
   llvm::StringMap<SymbolUse> Uses;
   llvm::LLVMContext Context;
   /// Strings of images made up from bundle entry IDs.
