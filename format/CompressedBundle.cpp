@@ -152,11 +152,17 @@ static constexpr size_t ScratchSize = 256 << 10;
 CompressedBundleReader::~CompressedBundleReader() = default;
 
 Error CompressedBundleReader::fail(const Twine &Msg) {
-  return ccobError(Name, Base + Header.HeaderSize + InPos, Msg);
+  return createStringError(inconvertibleErrorCode(),
+                           Name + ": offset 0x" +
+                               utohexstr(Base + DataOffset + InPos) + ": " +
+                               What + ": " + Msg);
 }
 
 Error CompressedBundleReader::sizeError(const Twine &Msg) {
-  return ccobError(Name, Base + uncompressedSizeField(Header.Version), Msg);
+  return createStringError(inconvertibleErrorCode(),
+                           Name + ": offset 0x" +
+                               utohexstr(Base + SizeFieldOffset) + ": " + What +
+                               ": " + Msg);
 }
 
 Expected<std::unique_ptr<CompressedBundleReader>>
@@ -165,32 +171,66 @@ CompressedBundleReader::open(StringRef Data, StringRef Name, uint64_t Base) {
       readCompressedBundleHeader(Data, Name, Base);
   if (!H)
     return H.takeError();
+  uint64_t End = H->TotalSize ? *H->TotalSize : Data.size();
+  StringRef Compressed = Data.slice(H->HeaderSize, End);
+  // No format inflates by more than about 1:32000 (zstd's RLE blocks, 4
+  // bytes for 128 KiB); a header that asks for more cannot be right.
+  if (H->UncompressedSize / (1 << 16) > Compressed.size())
+    return ccobError(Name, Base + 8,
+                     "uncompressed size " + Twine(H->UncompressedSize) +
+                         " is implausible for " + Twine(Compressed.size()) +
+                         " compressed bytes");
   std::unique_ptr<CompressedBundleReader> R(new CompressedBundleReader());
   R->Header = *H;
   R->Name = Name.str();
   R->Base = Base;
-  uint64_t End = H->TotalSize ? *H->TotalSize : Data.size();
-  R->Compressed = Data.slice(H->HeaderSize, End);
-  // No format inflates by more than about 1:32000 (zstd's RLE blocks, 4
-  // bytes for 128 KiB); a header that asks for more cannot be right.
-  if (H->UncompressedSize / (1 << 16) > R->Compressed.size())
-    return ccobError(Name, Base + 8,
-                     "uncompressed size " + Twine(H->UncompressedSize) +
-                         " is implausible for " + Twine(R->Compressed.size()) +
-                         " compressed bytes");
-  R->State = std::make_unique<Codec>();
-  if (H->Method == compression::Format::Zstd) {
+  R->Compressed = Compressed;
+  R->DataOffset = H->HeaderSize;
+  R->SizeFieldOffset = uncompressedSizeField(H->Version);
+  R->What = "compressed bundle";
+  if (Error E = R->startCodec())
+    return std::move(E);
+  return std::move(R);
+}
+
+Expected<std::unique_ptr<CompressedBundleReader>>
+CompressedBundleReader::openStream(StringRef Compressed,
+                                   compression::Format Method,
+                                   uint64_t UncompressedSize, StringRef Name,
+                                   uint64_t Base, uint64_t DataOffset,
+                                   uint64_t SizeFieldOffset, StringRef What,
+                                   uint64_t SizeBias) {
+  std::unique_ptr<CompressedBundleReader> R(new CompressedBundleReader());
+  R->Header.Method = Method;
+  R->Header.UncompressedSize = UncompressedSize;
+  R->Name = Name.str();
+  R->Base = Base;
+  R->Compressed = Compressed;
+  R->DataOffset = DataOffset;
+  R->SizeFieldOffset = SizeFieldOffset;
+  R->What = What.str();
+  R->SizeBias = SizeBias;
+  if (const char *Reason = compression::getReasonIfUnsupported(Method))
+    return R->fail(Reason);
+  if (Error E = R->startCodec())
+    return std::move(E);
+  return std::move(R);
+}
+
+Error CompressedBundleReader::startCodec() {
+  State = std::make_unique<Codec>();
+  if (Header.Method == compression::Format::Zstd) {
     // The decoder's window is bounded by zstd's default limit (128 MiB,
     // what every level writes); a frame that wants more is an error.
-    R->State->Zstd = ZSTD_createDStream();
-    if (!R->State->Zstd)
-      return R->fail("cannot create a zstd decoder");
+    State->Zstd = ZSTD_createDStream();
+    if (!State->Zstd)
+      return fail("cannot create a zstd decoder");
   } else {
-    if (inflateInit(&R->State->Zlib) != Z_OK)
-      return R->fail("cannot create a zlib decoder");
-    R->State->ZlibOpen = true;
+    if (inflateInit(&State->Zlib) != Z_OK)
+      return fail("cannot create a zlib decoder");
+    State->ZlibOpen = true;
   }
-  return std::move(R);
+  return Error::success();
 }
 
 void CompressedBundleReader::enableHash() {
@@ -294,7 +334,7 @@ Expected<size_t> CompressedBundleReader::read(char *Buffer, size_t Size) {
         return Extra.takeError();
       if (*Extra)
         return sizeError("the data inflates to more than the " +
-                         Twine(Header.UncompressedSize) +
+                         Twine(Header.UncompressedSize + SizeBias) +
                          " bytes the header says");
     }
     return 0;
@@ -308,9 +348,25 @@ Expected<size_t> CompressedBundleReader::read(char *Buffer, size_t Size) {
         ArrayRef<uint8_t>(reinterpret_cast<const uint8_t *>(Buffer), *N));
   Position += *N;
   if (*N < Want)
-    return sizeError("the data inflates to " + Twine(Position) +
+    return sizeError("the data inflates to " + Twine(Position + SizeBias) +
                      " bytes where the header says " +
-                     Twine(Header.UncompressedSize));
+                     Twine(Header.UncompressedSize + SizeBias));
+  return *N;
+}
+
+Expected<size_t> CompressedBundleReader::readAvailable(char *Buffer,
+                                                       size_t Size) {
+  size_t Want = static_cast<size_t>(
+      std::min<uint64_t>(Size, Header.UncompressedSize - Position));
+  if (Want == 0)
+    return 0;
+  Expected<size_t> N = inflate(Buffer, Want);
+  if (!N)
+    return N.takeError();
+  if (Hasher)
+    Hasher->update(
+        ArrayRef<uint8_t>(reinterpret_cast<const uint8_t *>(Buffer), *N));
+  Position += *N;
   return *N;
 }
 
@@ -320,7 +376,7 @@ Error CompressedBundleReader::readExactly(char *Buffer, size_t Size) {
     if (!N)
       return N.takeError();
     if (*N == 0)
-      return sizeError("the data ends at " + Twine(Position) +
+      return sizeError("the data ends at " + Twine(Position + SizeBias) +
                        " bytes, short of the " + Twine(Size) + " more needed");
     Buffer += *N;
     Size -= *N;

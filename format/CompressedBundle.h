@@ -71,6 +71,21 @@ public:
   /// splitCompressedBundles()), which sits at offset \p Base of \p Name.
   static llvm::Expected<std::unique_ptr<CompressedBundleReader>>
   open(llvm::StringRef Data, llvm::StringRef Name, uint64_t Base = 0);
+
+  /// Opens a bare zstd or zlib stream \p Compressed that must inflate to
+  /// exactly \p UncompressedSize bytes (the compressed body of a v3
+  /// OffloadBinary, say). Errors name \p Name and an offset from \p Base:
+  /// \p DataOffset + the position in \p Compressed where inflating fails,
+  /// \p SizeFieldOffset where the data ends before or after the size. They
+  /// call the data \p What and add \p SizeBias to the sizes they tell
+  /// (where the size field counts more than the stream, as a v3
+  /// OffloadBinary's counts its header). header() holds the method and the
+  /// size only.
+  static llvm::Expected<std::unique_ptr<CompressedBundleReader>>
+  openStream(llvm::StringRef Compressed, llvm::compression::Format Method,
+             uint64_t UncompressedSize, llvm::StringRef Name, uint64_t Base,
+             uint64_t DataOffset, uint64_t SizeFieldOffset,
+             llvm::StringRef What, uint64_t SizeBias = 0);
   ~CompressedBundleReader();
 
   const CompressedBundleHeader &header() const { return Header; }
@@ -97,6 +112,10 @@ public:
   /// Inflates up to \p Size bytes into \p Buffer and returns how many: fewer
   /// only at the end of the data (then 0 once everything was delivered).
   llvm::Expected<size_t> read(char *Buffer, size_t Size);
+  /// Inflates up to \p Size bytes into \p Buffer, fewer where the data ends
+  /// before the header's size, which is no error here (the next read()
+  /// tells it).
+  llvm::Expected<size_t> readAvailable(char *Buffer, size_t Size);
   /// Inflates exactly \p Size bytes into \p Buffer; the data ending first is
   /// an error.
   llvm::Error readExactly(char *Buffer, size_t Size);
@@ -111,6 +130,7 @@ public:
 
 private:
   CompressedBundleReader() = default;
+  llvm::Error startCodec();
   llvm::Error fail(const llvm::Twine &Msg);
   llvm::Error sizeError(const llvm::Twine &Msg);
   /// Inflates into [Out, Out + Size); sets Ended at the end of the stream.
@@ -121,7 +141,13 @@ private:
   CompressedBundleHeader Header;
   llvm::StringRef Compressed;
   std::string Name;
+  /// What errors call the data ("compressed bundle").
+  std::string What;
   uint64_t Base = 0;
+  /// Where, from Base, the compressed data and the uncompressed size are.
+  uint64_t DataOffset = 0;
+  uint64_t SizeFieldOffset = 0;
+  uint64_t SizeBias = 0;
   uint64_t Position = 0;
   uint64_t InPos = 0;
   bool Ended = false;

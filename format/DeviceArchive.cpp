@@ -44,8 +44,13 @@ static Error memberError(StringRef Name, const Twine &Msg) {
 namespace {
 /// The bundle of one archive member, as clang-offload-bundler sees it.
 struct MemberBundle {
-  /// Decompressed bytes when the member was a compressed bundle.
+  /// Decompressed bytes when the member was a compressed bundle holding no
+  /// binary bundle (an object bundle, say).
   SmallVector<char, 0> Inflated;
+  /// The IDs and payloads of the entries inflated from a compressed binary
+  /// bundle, which the entries view.
+  std::deque<std::string> IDs;
+  std::deque<SmallVector<char, 0>> Payloads;
   bool Compressed = false;
   /// archive(member), as errors name it.
   std::string Name;
@@ -82,24 +87,91 @@ static bool looksLikeObject(StringRef Data) {
   }
 }
 
-/// Reads the bundle held by member \p Data named \p Member (decompressing a
-/// CCOB first). Members that hold no bundle give no entries.
+/// True if the code object \p ID goes to any of \p Targets.
+static bool isWanted(const BundleEntryID &ID, ArrayRef<BundleEntryID> Targets,
+                     bool HipOpenMPCompatible) {
+  return any_of(Targets, [&](const BundleEntryID &T) {
+    return isCodeObjectCompatible(ID, T, HipOpenMPCompatible);
+  });
+}
+
+static Error decompressError(Error E) {
+  return createStringError(inconvertibleErrorCode(),
+                           "Failed to decompress code object: " +
+                               toString(std::move(E)));
+}
+
+/// Reads the compressed bundle \p Data of member \p Out.Name. A binary
+/// bundle is inflated as a stream: its header, then the payloads of the
+/// entries that go to one of \p Targets, stopping after the last of them;
+/// anything else (an object bundle) is inflated whole into Out.Bytes, for the
+/// caller to read. \p Streamed tells which.
+static Error readCompressedMember(StringRef Data,
+                                  ArrayRef<BundleEntryID> Targets,
+                                  bool HipOpenMPCompatible, bool &Streamed,
+                                  MemberBundle &Out) {
+  Out.Compressed = true;
+  Expected<std::unique_ptr<CompressedBundleReader>> Reader =
+      CompressedBundleReader::open(Data, Out.Name);
+  if (!Reader)
+    return decompressError(Reader.takeError());
+  Expected<std::optional<BinaryBundleHeader>> Header =
+      readInflatedBundleHeader(**Reader);
+  if (!Header)
+    return decompressError(Header.takeError());
+  if (!*Header) {
+    Expected<SmallVector<char, 0>> Inflated =
+        decompressBundle(Data, Out.Name, /*VerifyHash=*/false);
+    if (!Inflated)
+      return decompressError(Inflated.takeError());
+    Out.Inflated = std::move(*Inflated);
+    Out.Bytes = MemoryBufferRef(
+        StringRef(Out.Inflated.data(), Out.Inflated.size()), Out.Name);
+    return Error::success();
+  }
+  Streamed = true;
+  const std::vector<BundleEntryLocation> &Entries = (*Header)->Entries;
+  std::vector<BundleEntryLocation> Wanted;
+  for (size_t I : inBundlerOrder(Entries)) {
+    Expected<BundleEntryID> ID = BundleEntryID::parse(Entries[I].ID);
+    if (!ID)
+      return memberError(Out.Name, toString(ID.takeError()));
+    if (isWanted(*ID, Targets, HipOpenMPCompatible))
+      Wanted.push_back(Entries[I]);
+  }
+  // Each payload grows as the data comes, never from the header's size.
+  std::vector<SmallVector<char, 0>> Payloads(Wanted.size());
+  if (Error E = streamBundlePayloads(
+          **Reader, Wanted, [&](size_t I, StringRef Piece) {
+            Payloads[I].append(Piece.begin(), Piece.end());
+            return Error::success();
+          }))
+    return decompressError(std::move(E));
+  for (size_t I = 0; I != Wanted.size(); ++I) {
+    Out.IDs.push_back(std::move(Wanted[I].ID));
+    Out.Payloads.push_back(std::move(Payloads[I]));
+    const SmallVector<char, 0> &P = Out.Payloads.back();
+    Out.Entries.push_back({Out.IDs.back(), StringRef(P.data(), P.size())});
+  }
+  return Error::success();
+}
+
+/// Reads the bundle held by member \p Data named \p Member (only the
+/// entries that go to \p Targets of a compressed one). Members that hold no
+/// bundle give no entries.
 static Error readMember(StringRef Archive, StringRef Member, StringRef Data,
-                        MemberBundle &Out) {
+                        ArrayRef<BundleEntryID> Targets,
+                        bool HipOpenMPCompatible, MemberBundle &Out) {
   // Errors from the readers name the member as archive(member).
   Out.Name = (Archive + "(" + Member + ")").str();
   Out.Bytes = MemoryBufferRef(Data, Out.Name);
   if (isCompressedBundle(Data)) {
-    Expected<SmallVector<char, 0>> Inflated =
-        decompressBundle(Data, Out.Name, /*VerifyHash=*/false);
-    if (!Inflated)
-      return createStringError(inconvertibleErrorCode(),
-                               "Failed to decompress code object: " +
-                                   toString(Inflated.takeError()));
-    Out.Inflated = std::move(*Inflated);
-    Out.Compressed = true;
-    Out.Bytes = MemoryBufferRef(
-        StringRef(Out.Inflated.data(), Out.Inflated.size()), Out.Name);
+    bool Streamed = false;
+    if (Error E = readCompressedMember(Data, Targets, HipOpenMPCompatible,
+                                       Streamed, Out))
+      return E;
+    if (Streamed)
+      return Error::success();
   }
 
   StringRef Bytes = Out.Bytes.getBuffer();
@@ -236,7 +308,8 @@ Error unbundleArchive(const ArchiveUnbundleRequest &Request) {
                                toString(Data.takeError()));
       }
       MemberBundle &M = Members.emplace_back();
-      if (Error E = readMember(ArchiveName, *Name, Data->getBuffer(), M)) {
+      if (Error E = readMember(ArchiveName, *Name, Data->getBuffer(), Targets,
+                               Request.HipOpenMPCompatible, M)) {
         consumeError(std::move(Err));
         return E;
       }

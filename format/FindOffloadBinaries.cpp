@@ -203,7 +203,7 @@ Error OffloadBinaryFinder::scanBinaries(StringRef Data, uint64_t BaseOffset,
   if (!Where.Section.empty())
     Name += ":" + Where.Section;
   Expected<std::vector<OffloadBinary>> Binaries =
-      readOffloadBinaries(Data, Store, Name, BaseOffset);
+      readOffloadBinaries(Data, Store, Name, BaseOffset, Mode);
   if (!Binaries)
     return Binaries.takeError();
   for (OffloadBinary &Binary : *Binaries) {

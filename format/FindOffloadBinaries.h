@@ -53,6 +53,13 @@ public:
   /// every level is a recursion, and a 1.4 MB file can nest 20,000 deep.
   static constexpr unsigned MaxArchiveDepth = 16;
 
+  /// \p Mode says how much of compressed binaries to inflate: everything
+  /// (the default, for readers that use every image's bytes) or what
+  /// describes the images (listing; the images are then read with
+  /// streamOffloadImages()).
+  explicit OffloadBinaryFinder(InflateMode Mode = InflateMode::Whole)
+      : Mode(Mode) {}
+
   /// Memory-maps the file at \p Path and collects the binaries it holds.
   llvm::Error addFile(llvm::StringRef Path);
 
@@ -75,6 +82,7 @@ private:
   llvm::Error scanBinaries(llvm::StringRef Data, uint64_t BaseOffset,
                            const OffloadOrigin &Where);
 
+  InflateMode Mode;
   ByteStore Store;
   std::vector<std::unique_ptr<llvm::MemoryBuffer>> Files;
   std::vector<std::unique_ptr<llvm::object::Archive>> Archives;

@@ -9,14 +9,18 @@
 // 8-byte aligned offset (that is what `ld -r` makes of merged sections).
 //
 // Readers here are views: an OffloadImage points into the caller's buffer and
-// copies nothing, except that a compressed v3 binary is inflated into storage
-// the caller provides.
+// copies nothing, except that a compressed v3 binary is inflated, as a stream,
+// into storage the caller provides: whole, or (InflateMode::Metadata) only as
+// far as its entries and strings, its images then inflated on demand by
+// streamOffloadImages().
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef LLD_OFFLOAD_FORMAT_OFFLOADBINARY_H
 #define LLD_OFFLOAD_FORMAT_OFFLOADBINARY_H
 
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
@@ -24,6 +28,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -85,10 +90,22 @@ struct OffloadImage {
   uint32_t Flags = 0;
   /// Key/value strings in the order they are stored.
   llvm::SmallVector<std::pair<llvm::StringRef, llvm::StringRef>, 4> Strings;
-  /// The image bytes.
+  /// The image bytes; empty when the image was left compressed (see
+  /// DeferredSize).
   llvm::StringRef Image;
   /// Offset of the image bytes from the start of their (inflated) binary.
   uint64_t ImageOffset = 0;
+  /// Set when the image sits in a compressed binary read with
+  /// InflateMode::Metadata: the image's size, its bytes being inflated only
+  /// by streamOffloadImages() and the like.
+  std::optional<uint64_t> DeferredSize;
+
+  /// True if the image bytes were left compressed.
+  bool isDeferred() const { return DeferredSize.has_value(); }
+  /// The image's size, whether its bytes are at hand or not.
+  uint64_t getImageSize() const {
+    return DeferredSize ? *DeferredSize : Image.size();
+  }
 
   /// The value of \p Key, or "" when absent; the last one wins if repeated.
   llvm::StringRef getString(llvm::StringRef Key) const;
@@ -104,10 +121,31 @@ struct OffloadBinary {
   /// The stored bytes, from the magic to the header's size.
   llvm::StringRef Data;
   /// True for a v3 binary whose body was compressed; Images then point into
-  /// the inflated copy.
+  /// the inflated copy, or are deferred (InflateMode::Metadata).
   bool Compressed = false;
   llvm::SmallVector<OffloadImage, 1> Images;
+  /// How errors name the binary's file, and the binary's offset in it, for
+  /// inflating deferred images later.
+  std::string FileName;
+  uint64_t FileOffset = 0;
 };
+
+/// How much of a compressed (v3) binary a reader inflates. Either way the
+/// body is inflated as a stream and nothing is allocated from a size field
+/// before the data has yielded it.
+enum class InflateMode {
+  /// All of it, into one copy that the images point into.
+  Whole,
+  /// Only the entry table, the string tables and the strings (at most
+  /// MaxCompressedMetadata bytes of them), stopping there: images are
+  /// deferred.
+  Metadata,
+};
+
+/// The most memory that InflateMode::Metadata spends on the entries, string
+/// tables and strings of one compressed binary (real ones need a few hundred
+/// bytes an image); more is an error.
+constexpr uint64_t MaxCompressedMetadata = 32ULL << 20;
 
 /// Owns bytes that views need when they cannot point into an input: inflated
 /// v3 binaries, copies out of bitcode, thin-archive members.
@@ -115,26 +153,45 @@ class ByteStore {
 public:
   /// Keeps \p Buffer alive as long as the store and returns its contents.
   llvm::StringRef keep(std::unique_ptr<llvm::MemoryBuffer> Buffer);
+  /// Keeps \p Bytes as long as the store and returns them.
+  llvm::StringRef keep(llvm::SmallVector<char, 0> Bytes);
 
 private:
   std::vector<std::unique_ptr<llvm::MemoryBuffer>> Buffers;
+  std::vector<std::unique_ptr<llvm::SmallVector<char, 0>>> Vectors;
 };
 
 /// Parses the OffloadBinary that starts at \p Offset of \p Buffer. \p Name
 /// and \p BaseOffset (the buffer's offset within that file) only serve the
 /// error messages, which name the file, the absolute offset and the problem.
-llvm::Expected<OffloadBinary> readOffloadBinary(llvm::StringRef Buffer,
-                                                uint64_t Offset,
-                                                ByteStore &Store,
-                                                llvm::StringRef Name = "",
-                                                uint64_t BaseOffset = 0);
+llvm::Expected<OffloadBinary>
+readOffloadBinary(llvm::StringRef Buffer, uint64_t Offset, ByteStore &Store,
+                  llvm::StringRef Name = "", uint64_t BaseOffset = 0,
+                  InflateMode Mode = InflateMode::Whole);
 
 /// Parses every OffloadBinary stored back to back in \p Buffer (a whole
 /// `.llvm.offloading` section, or a raw file), each at the 8-byte aligned
 /// offset that follows the previous one.
 llvm::Expected<std::vector<OffloadBinary>>
 readOffloadBinaries(llvm::StringRef Buffer, ByteStore &Store,
-                    llvm::StringRef Name = "", uint64_t BaseOffset = 0);
+                    llvm::StringRef Name = "", uint64_t BaseOffset = 0,
+                    InflateMode Mode = InflateMode::Whole);
+
+/// Calls \p Sink with the bytes of the images \p Indices of \p Binary, a
+/// piece at a time. Deferred images are inflated as a stream (in order of
+/// offset, a megabyte at a time, nothing past the last one); the others come
+/// whole, in the order asked. An image the data ends inside is an error
+/// naming the file and the offset. With \p MaxBytes, only the first that
+/// many bytes of each image are delivered (and inflated).
+llvm::Error streamOffloadImages(
+    const OffloadBinary &Binary, llvm::ArrayRef<size_t> Indices,
+    llvm::function_ref<llvm::Error(size_t Index, llvm::StringRef Piece)> Sink,
+    uint64_t MaxBytes = UINT64_MAX);
+
+/// The bytes of image \p Index of \p Binary: the view itself, or for a
+/// deferred image a copy kept in \p Store (grown as the data comes).
+llvm::Expected<llvm::StringRef>
+loadOffloadImage(const OffloadBinary &Binary, size_t Index, ByteStore &Store);
 
 /// True if \p Data starts with the OffloadBinary magic.
 bool hasOffloadBinaryMagic(llvm::StringRef Data);

@@ -74,6 +74,16 @@ static StringRef detectImageKind(StringRef Data) {
   return "data";
 }
 
+/// How many inflated bytes of an image in compressed data tell what it
+/// is (detectImageKind() looks at the first few).
+static constexpr uint64_t StreamedPrefix = 64 << 10;
+
+/// Image kinds walked into, which must then be inflated whole.
+static bool isWalkedKind(StringRef Kind) {
+  return Kind == "offload-binary" || Kind == "bundle" || Kind == "fatbinary" ||
+         Kind == "object" || Kind == "archive";
+}
+
 /// The name of an OffloadBinary's image kind, in the words the tree uses.
 static StringRef getImageKindWord(ImageKind Kind) {
   switch (Kind) {
@@ -124,10 +134,28 @@ Expected<uint64_t> Inspector::walkOne(StringRef Data, uint64_t At,
   uint64_t End;
 
   if (hasOffloadBinaryMagic(Rest)) {
-    Expected<OffloadBinary> Binary =
-        readOffloadBinary(Data, At, Store, Ctx.Location);
-    if (!Binary)
-      return Binary.takeError();
+    // A compressed binary is inflated as far as its strings, then as far as
+    // each image's first bytes, which tell what it is; only images that are
+    // containers to walk into are inflated whole, the others again, as a
+    // stream, when --extract writes them.
+    Expected<OffloadBinary> Read = readOffloadBinary(
+        Data, At, Store, Ctx.Location, /*BaseOffset=*/0, InflateMode::Metadata);
+    if (!Read)
+      return Read.takeError();
+    auto Binary = std::make_shared<const OffloadBinary>(std::move(*Read));
+    std::vector<std::string> Heads(Binary->Images.size());
+    std::vector<size_t> Deferred;
+    for (auto [I, Image] : enumerate(Binary->Images))
+      if (Image.isDeferred())
+        Deferred.push_back(I);
+    if (Error E = streamOffloadImages(
+            *Binary, Deferred,
+            [&](size_t I, StringRef Piece) {
+              Heads[I].append(Piece.begin(), Piece.end());
+              return Error::success();
+            },
+            StreamedPrefix))
+      return std::move(E);
     Node.TheType = InspectNode::Type::OffloadBinary;
     Node.Format = "v" + std::to_string(Binary->Version);
     Node.Size = Binary->Data.size();
@@ -139,15 +167,36 @@ Expected<uint64_t> Inspector::walkOne(StringRef Data, uint64_t At,
       Child.TheType = InspectNode::Type::Image;
       Child.Name = "entry " + std::to_string(I);
       Child.Offset = Image.ImageOffset;
-      Child.FileOffset = fileOffset(Ctx, Image.Image.data());
-      Child.Size = Image.Image.size();
+      Child.Size = Image.getImageSize();
+      Child.Data = Image.Image;
+      if (!Image.isDeferred()) {
+        Child.FileOffset = fileOffset(Ctx, Image.Image.data());
+      } else if (Heads[I].size() == Child.Size ||
+                 !isWalkedKind(detectImageKind(Heads[I]))) {
+        Child.Data =
+            Store.keep(MemoryBuffer::getMemBufferCopy(Heads[I], Ctx.Location));
+        if (Child.Data.size() < Child.Size)
+          Child.Extract = [Binary, I = I](raw_ostream &OS) -> Error {
+            return streamOffloadImages(*Binary, I,
+                                       [&](size_t, StringRef Piece) {
+                                         OS << Piece;
+                                         return Error::success();
+                                       });
+          };
+      } else {
+        Expected<StringRef> Whole = loadOffloadImage(*Binary, I, Store);
+        if (!Whole)
+          return Whole.takeError();
+        Child.Data = *Whole;
+      }
+      Heads[I].clear();
+      Heads[I].shrink_to_fit();
       Child.OffloadKind = getOffloadKindName(Image.TheOffloadKind).str();
       Child.Triple = Image.getTriple().str();
       Child.Arch = Image.getArch().str();
       Child.ImageKind = getImageKindWord(Image.TheImageKind).str();
       Child.Location = Inner.Location + " > offload binary entry " +
                        std::to_string(I) + " @" + hexOffset(Image.ImageOffset);
-      Child.Data = Image.Image;
       addImage(std::move(Child), Inner, Node);
     }
   } else if (isBinaryBundle(Rest)) {
@@ -246,16 +295,6 @@ Expected<uint64_t> Inspector::walkOne(StringRef Data, uint64_t At,
 /// normalized IDs carry ("amdgcn-amd-amdhsa-"), as OffloadBinaries spell it.
 static std::string displayTriple(const BundleEntryID &ID) {
   return StringRef(ID.TargetTriple.str()).rtrim('-').str();
-}
-
-/// How many inflated bytes of an entry of a compressed bundle tell what it
-/// is (detectImageKind() looks at the first few).
-static constexpr uint64_t StreamedPrefix = 64 << 10;
-
-/// Image kinds walked into, which must then be inflated whole.
-static bool isWalkedKind(StringRef Kind) {
-  return Kind == "offload-binary" || Kind == "bundle" || Kind == "fatbinary" ||
-         Kind == "object" || Kind == "archive";
 }
 
 Error Inspector::walkCompressedBundle(StringRef CCOB, const Context &Inner,

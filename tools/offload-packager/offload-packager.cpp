@@ -159,27 +159,44 @@ static bool matches(const OffloadImage &Image,
   });
 }
 
-/// An image and the name LLVM's tool gives the buffer it came from: the
-/// archive member's name inside an archive, else the input's name.
+/// An image, its binary and the name LLVM's tool gives the buffer it came
+/// from: the archive member's name inside an archive, else the input's name.
 struct FoundImage {
   const OffloadImage *Image;
+  const OffloadBinary *Binary;
+  size_t Index;
   StringRef BufferName;
 };
 
-/// Writes \p Image under the name LLVM 22's tool generates:
+/// Writes the bytes of \p Found to \p Path, inflating them as they are
+/// written where they were left compressed.
+static Error writeImage(StringRef Path, const FoundImage &Found) {
+  return writeFileAtomically(Path, [&](raw_ostream &OS) {
+    return streamOffloadImages(*Found.Binary, Found.Index,
+                               [&](size_t, StringRef Piece) {
+                                 OS << Piece;
+                                 return Error::success();
+                               });
+  });
+}
+
+/// Writes \p Found under the name LLVM 22's tool generates:
 /// <input stem>-<triple>-<arch>.<index>.<extension>.
-static Error extractWithGeneratedName(const OffloadImage &Image,
-                                      StringRef Input, uint64_t &Index) {
+static Error extractWithGeneratedName(const FoundImage &Found, StringRef Input,
+                                      uint64_t &Index) {
+  const OffloadImage &Image = *Found.Image;
   std::string Name;
   raw_string_ostream OS(Name);
   OS << sys::path::stem(Input) << "-" << Image.getTriple() << "-"
      << Image.getArch() << "." << Index++ << "."
      << getImageKindName(Image.TheImageKind);
-  return writeFileAtomically(Name, Image.Image);
+  return writeImage(Name, Found);
 }
 
 static Error extract(StringRef Input) {
-  OffloadBinaryFinder Finder;
+  // Compressed binaries are inflated as far as their strings: the images
+  // are inflated again, as a stream, when written.
+  OffloadBinaryFinder Finder(InflateMode::Metadata);
   if (Error E = Finder.addFile(Input))
     return E;
   SmallVector<FoundImage> All;
@@ -191,15 +208,15 @@ static Error extract(StringRef Input) {
       auto [Outer, Inner] = StringRef(Found.Origin.Member).rsplit(")(");
       BufferName = Inner.empty() ? Outer : Inner;
     }
-    for (const OffloadImage &Image : Found.Binary.Images)
-      All.push_back({&Image, BufferName});
+    for (auto [I, Image] : enumerate(Found.Binary.Images))
+      All.push_back({&Image, &Found.Binary, I, BufferName});
   }
 
   // Without filters, extract everything under generated names.
   if (Images.empty()) {
     uint64_t Index = 0;
     for (const FoundImage &Found : All)
-      if (Error E = extractWithGeneratedName(*Found.Image, Input, Index))
+      if (Error E = extractWithGeneratedName(Found, Input, Index))
         return E;
     return Error::success();
   }
@@ -219,10 +236,17 @@ static Error extract(StringRef Input) {
     if (CreateArchive) {
       if (File == Filter.end())
         return fail("--archive needs a 'file' argument: --image=" + Arg);
+      // The archive is built in memory: compressed images are inflated
+      // into it.
+      ByteStore Inflated;
       std::vector<NewArchiveMember> Members;
-      for (const FoundImage &Found : Matched)
-        Members.emplace_back(
-            MemoryBufferRef(Found.Image->Image, Found.BufferName));
+      for (const FoundImage &Found : Matched) {
+        Expected<StringRef> Bytes =
+            loadOffloadImage(*Found.Binary, Found.Index, Inflated);
+        if (!Bytes)
+          return Bytes.takeError();
+        Members.emplace_back(MemoryBufferRef(*Bytes, Found.BufferName));
+      }
       if (Error E = writeArchive(File->second, Members,
                                  SymtabWritingMode::NormalSymtab,
                                  object::Archive::getDefaultKind(),
@@ -233,13 +257,12 @@ static Error extract(StringRef Input) {
         WithColor::warning(errs(), ToolName)
             << "Multiple inputs match to a single file, '" << File->second
             << "'\n";
-      if (Error E =
-              writeFileAtomically(File->second, Matched.back().Image->Image))
+      if (Error E = writeImage(File->second, Matched.back()))
         return E;
     } else {
       uint64_t Index = 0;
       for (const FoundImage &Found : Matched)
-        if (Error E = extractWithGeneratedName(*Found.Image, Input, Index))
+        if (Error E = extractWithGeneratedName(Found, Input, Index))
           return E;
     }
   }
@@ -261,7 +284,8 @@ static std::string describeImageKind(ImageKind Kind) {
 /// Prints "<origin>: <version> <image kind> <offload kind> <triple> <arch>
 /// <size> [key=value...]" for every image of every input.
 static Error list() {
-  OffloadBinaryFinder Finder;
+  // Compressed binaries are inflated no further than their strings.
+  OffloadBinaryFinder Finder(InflateMode::Metadata);
   for (StringRef Input : InputFiles)
     if (Error E = Finder.addFile(Input))
       return E;
@@ -274,7 +298,7 @@ static Error list() {
              << describeImageKind(Image.TheImageKind) << " "
              << getOffloadKindName(Image.TheOffloadKind) << " "
              << OrDash(Image.getTriple()) << " " << OrDash(Image.getArch())
-             << " " << Image.Image.size();
+             << " " << Image.getImageSize();
       for (const auto &[Key, Value] : Image.Strings) {
         if (Key == "triple" || Key == "arch")
           continue;

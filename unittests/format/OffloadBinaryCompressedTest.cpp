@@ -176,9 +176,9 @@ TEST(OffloadBinaryCompressed, CorruptZstd) {
   for (uint64_t I = 44; I != Size; ++I)
     Data[I] = '\xFF';
   std::string Msg = readError(Data);
-  EXPECT_THAT(Msg,
-              HasSubstr("bin: offset 0x1028: compressed binary: cannot inflate "
-                        "the zstd body"));
+  EXPECT_THAT(
+      Msg, HasSubstr("bin: offset 0x1028: compressed binary: cannot inflate: "
+                     "zstd: "));
 }
 
 // A body that is neither zstd nor valid zlib.
@@ -190,21 +190,24 @@ TEST(OffloadBinaryCompressed, CorruptZlib) {
   for (uint64_t I = 40; I != Size; ++I)
     Data[I] = '\xFF';
   std::string Msg = readError(Data);
-  EXPECT_THAT(Msg,
-              HasSubstr("offset 0x1028: compressed binary: cannot inflate the "
-                        "zlib body"));
+  EXPECT_THAT(Msg, HasSubstr("compressed binary: cannot inflate: zlib: "));
+  // The offset is where inflating stopped, within the body.
+  EXPECT_THAT(Msg, HasSubstr("bin: offset 0x102"));
 }
 
-// The body inflates to less than the header promised.
+// The body inflates to less than the header promised: an error at the
+// inflated size's field, telling sizes as that field counts them.
 TEST(OffloadBinaryCompressed, InflatesToLessThanPromised) {
   std::string Data = writeCompressed(/*UseZstd=*/true);
   uint64_t Inflated = get64(Data, field::InflatedSize);
   put64(Data, field::InflatedSize, Inflated + 8);
   std::string Msg = readError(Data);
-  EXPECT_THAT(Msg, HasSubstr("offset 0x1028: compressed binary: inflated to " +
-                             std::to_string(Inflated - 40) +
-                             " bytes where the header promised " +
-                             std::to_string(Inflated + 8 - 40)));
+  EXPECT_THAT(Msg, HasSubstr("bin: offset 0x1020: compressed binary: the data "
+                             "inflates to " +
+                             std::to_string(Inflated) +
+                             " bytes where the header "
+                             "says " +
+                             std::to_string(Inflated + 8)));
 }
 
 // The body inflates to more than the header promised.
@@ -216,10 +219,11 @@ TEST(OffloadBinaryCompressed, InflatesToMoreThanPromised) {
     uint64_t Inflated = get64(Data, field::InflatedSize);
     put64(Data, field::InflatedSize, Inflated - 8);
     std::string Msg = readError(Data);
-    EXPECT_THAT(
-        Msg, HasSubstr(std::string("offset 0x1028: compressed binary: cannot "
-                                   "inflate the ") +
-                       (UseZstd ? "zstd" : "zlib") + " body"));
+    EXPECT_THAT(Msg, HasSubstr("bin: offset 0x1020: compressed binary: the "
+                               "data inflates to more than the " +
+                               std::to_string(Inflated - 8) +
+                               " bytes the header says"))
+        << (UseZstd ? "zstd" : "zlib");
   }
 }
 
