@@ -104,8 +104,14 @@ def main():
         if v == "v3z":
             b = seed[:]; u64(b, 32, 1 << 50)
             add(v + "-inflated-size-huge", b, *kinds)
+            # Claiming more than the data holds, past the last image: only
+            # readers that inflate whole get there (listing and extracting
+            # stop after what they show or write).
             b = seed[:]; u64(b, 32, r64(b, 32) + 8)
-            add(v + "-inflated-size-wrong", b, *kinds)
+            add(v + "-inflated-size-wrong", b, "binwhole")
+            # Claiming less: the last image runs past the claimed end.
+            b = seed[:]; u64(b, 32, r64(b, 32) - 8)
+            add(v + "-inflated-size-short", b, *kinds)
             b = seed[:]; eo = r64(b, 16)
             for i in range(eo + 4, min(eo + 40, len(b))):
                 b[i] ^= 0x5A
@@ -251,6 +257,8 @@ def main():
         # on request, as clang-offload-bundler checks it under -verbose.
         if kind == "ccobhash":
             inspect = [c[:1] + ["--verify-hashes"] + c[1:] for c in inspect]
+        if kind == "binwhole":
+            return [wrap]
         return inspect + {
             "bin": [lst, extract, extract_ar, wrap],
             "bundle": [blist("bc"), unb("bc")],
