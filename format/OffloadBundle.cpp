@@ -149,6 +149,38 @@ Expected<BinaryBundleHeader> readBinaryBundleHeader(BundlePrefix Prefix,
   return std::move(H);
 }
 
+Error checkBinaryBundleHeaderComplete(StringRef Data, StringRef Name) {
+  if (!isBinaryBundle(Data))
+    return Error::success();
+  uint64_t Size = Data.size();
+  uint64_t At = BundleMagic.size();
+  if (Size - At < 8)
+    return bundleError(Name, At,
+                       "truncated bundle header: no room for the entry count "
+                       "in the " +
+                           Twine(Size) + "-byte file");
+  uint64_t Count = support::endian::read64le(Data.data() + At);
+  At += 8;
+  // Each entry takes at least 24 bytes, so this ends within the file.
+  for (uint64_t I = 0; I != Count; ++I) {
+    auto Cut = [&](const Twine &What) {
+      return bundleError(Name, At,
+                         "truncated bundle header: " + What + " of entry " +
+                             Twine(I) + " of " + Twine(Count) +
+                             " runs past the end of the " + Twine(Size) +
+                             "-byte file");
+    };
+    if (Size - At < 24)
+      return Cut("the offset, size and ID length");
+    uint64_t IDSize = support::endian::read64le(Data.data() + At + 16);
+    At += 24;
+    if (IDSize > Size - At)
+      return Cut("the " + Twine(IDSize) + "-byte ID");
+    At += IDSize;
+  }
+  return Error::success();
+}
+
 Expected<std::vector<BundleEntry>> readBinaryBundle(StringRef Data,
                                                     StringRef Name) {
   Expected<BinaryBundleHeader> H = readBinaryBundleHeader(

@@ -66,6 +66,15 @@ bool isBinaryBundle(llvm::StringRef Data);
 llvm::Expected<std::vector<BundleEntry>>
 readBinaryBundle(llvm::StringRef Data, llvm::StringRef Name);
 
+/// Succeeds unless \p Data starts with the binary bundle magic and ends
+/// inside the bundle's header: in its entry count, or in the offset, size,
+/// ID length or ID of one of the entries the count announces. Such a file is
+/// no bundle to clang-offload-bundler 22 (it lists nothing and unbundles the
+/// file as the host's). The error names \p Name, the offset of what is cut
+/// and says "truncated bundle header".
+llvm::Error checkBinaryBundleHeaderComplete(llvm::StringRef Data,
+                                            llvm::StringRef Name);
+
 /// Where an entry of a binary bundle lies, as its header says.
 struct BundleEntryLocation {
   std::string ID;

@@ -21,6 +21,7 @@
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/BinaryFormat/Magic.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
@@ -372,6 +373,14 @@ static Error addEntries(const BundleType &Type, StringRef Path, StringRef Data,
     Add(*Entries);
     return Error::success();
   }
+  // A file cut inside the header of its bundle is no bundle to
+  // clang-offload-bundler 22: nothing is listed, and unbundling takes the
+  // whole file for the host's. We do the same, and say why.
+  if (Error E = checkBinaryBundleHeaderComplete(Data, Path)) {
+    WithColor::warning(errs(), ToolName)
+        << toString(std::move(E)) << "; the file is taken as not bundled\n";
+    return Error::success();
+  }
   // Binary bundles, several back to back: each begins with the magic after
   // the end of the previous one's payloads.
   StringRef Rest = Data;
@@ -467,8 +476,6 @@ static Expected<BundleContents> readBundle(const BundleType &Type,
 }
 
 static Error list(const BundleType &Type, const Settings &S) {
-  if (InputFileNames.size() != 1)
-    return fail("only one input file supported for listing");
   Expected<std::unique_ptr<MemoryBuffer>> Input =
       readInputFile(InputFileNames[0]);
   if (!Input)
@@ -483,13 +490,22 @@ static Error list(const BundleType &Type, const Settings &S) {
   return Error::success();
 }
 
+/// As clang-offload-bundler, a target given twice (as written) is refused.
+static Error duplicateTarget(StringRef Target) {
+  return fail("Duplicate targets are not allowed: '" + Target +
+              "' is given twice in -targets");
+}
+
 /// Parses and checks the -targets of a bundling: known kinds and triples, no
 /// conflicting target IDs, exactly one host unless all are HIP.
 static Expected<std::vector<std::string>> normalizedBundleTargets() {
   std::vector<BundleEntryID> IDs;
   unsigned Hosts = 0;
   bool AllHIP = true;
+  StringSet<> Seen;
   for (StringRef Target : TargetNames) {
+    if (!Seen.insert(Target).second)
+      return duplicateTarget(Target);
     Expected<BundleEntryID> ID = BundleEntryID::parse(Target);
     if (!ID)
       return ID.takeError();
@@ -593,16 +609,18 @@ static Error bundle(const BundleType &Type, const Settings &S) {
         writeObjectBundle(*Inputs[*Host]->Buffer, Entries[*Host].ID, Entries);
     if (!Object)
       return Object.takeError();
-    StringRef Bytes(Object->data(), Object->size());
-    if (!S.Compress)
-      return writeFileAtomically(OutputFileNames[0], Bytes);
-    return writeCompressed(S, Bytes.size(), [&](raw_ostream &OS) {
-      OS << Bytes;
-      return Error::success();
-    });
+    // clang-offload-bundler 22 ignores -compress (and
+    // OFFLOAD_BUNDLER_COMPRESS) for objects: the object is written as it is.
+    return writeFileAtomically(OutputFileNames[0],
+                               StringRef(Object->data(), Object->size()));
   }
 
   bool Text = Type.Layout == BundleLayout::Text;
+  // clang-offload-bundler 22 dies of SIGFPE on this (a division by the
+  // alignment); text bundles and objects have no alignment to divide by.
+  if (!Text && BundleAlignment == 0)
+    return fail("-bundle-align=0: the alignment of a binary bundle must be at "
+                "least 1");
   if (S.Compress) {
     // Streamed too: the payloads are read from the input files into the
     // compressor, which writes the output file as it goes.
@@ -632,6 +650,10 @@ static Error unbundle(const BundleType &Type, const Settings &S) {
   if (OutputFileNames.size() != TargetNames.size())
     return fail("number of output files and targets should match in "
                 "unbundling mode");
+  StringSet<> Seen;
+  for (StringRef Target : TargetNames)
+    if (!Seen.insert(Target).second)
+      return duplicateTarget(Target);
   if (Type.Layout == BundleLayout::Archive) {
     ArchiveUnbundleRequest R;
     R.Input = InputFileNames[0];
@@ -704,18 +726,19 @@ static Error unbundle(const BundleType &Type, const Settings &S) {
   }
   if (!Worklist.empty() && !AllowMissingBundles) {
     // "Can't find bundles for A", "... A and B", "... A, B, and C".
-    std::set<StringRef> Missing;
+    // Named normalized, as LLVM names them ("host-x86_64-unknown-linux-gnu-").
+    std::set<std::string> Missing;
     for (const auto &KV : Worklist)
-      Missing.insert(KV.getKey());
+      Missing.insert(cantFail(BundleEntryID::parse(KV.getKey())).str());
     std::string Msg = "Can't find bundles for";
     size_t N = 0, Last = Missing.size() - 1;
-    for (StringRef M : Missing) {
+    for (const std::string &M : Missing) {
       if (N != 0 && Last > 1)
         Msg += ",";
       Msg += " ";
       if (N == Last && N != 0)
         Msg += "and ";
-      Msg += M.str();
+      Msg += M;
       ++N;
     }
     return fail(Msg);
@@ -808,21 +831,48 @@ static Error unbundle(const BundleType &Type, const Settings &S) {
 }
 
 static Error run() {
-  for (const std::string &F : InputFileNamesDeprecated)
-    InputFileNames.push_back(F);
-  for (const std::string &F : OutputFileNamesDeprecated)
-    OutputFileNames.push_back(F);
   if (FilesType.empty())
     return fail("for the --type option: must be specified at least once!");
+  // The old comma-separated spellings, as clang-offload-bundler 22 takes
+  // them: never with the new ones, with a warning otherwise.
+  if (InputFileNames.getNumOccurrences() &&
+      InputFileNamesDeprecated.getNumOccurrences())
+    return fail(
+        "-inputs and -input cannot be used together, use only -input instead");
+  if (!InputFileNamesDeprecated.empty()) {
+    WithColor::warning(errs(), ToolName)
+        << "-inputs is deprecated, use -input instead\n";
+    for (const std::string &F : InputFileNamesDeprecated)
+      InputFileNames.push_back(F);
+  }
+  if (OutputFileNames.getNumOccurrences() &&
+      OutputFileNamesDeprecated.getNumOccurrences())
+    return fail("-outputs and -output cannot be used together, use only "
+                "-output instead");
+  if (!OutputFileNamesDeprecated.empty()) {
+    WithColor::warning(errs(), ToolName)
+        << "-outputs is deprecated, use -output instead\n";
+    for (const std::string &F : OutputFileNamesDeprecated)
+      OutputFileNames.push_back(F);
+  }
+  if (ListBundleIDs) {
+    if (Unbundle)
+      return fail("-unbundle and -list cannot be used together");
+    if (InputFileNames.size() != 1)
+      return fail("only one input file supported for -list");
+    if (!OutputFileNames.empty())
+      return fail(OutputFileNamesDeprecated.empty()
+                      ? "-output option is invalid for -list"
+                      : "-outputs option is invalid for -list");
+    if (!TargetNames.empty())
+      return fail("-targets option is invalid for -list");
+  }
   Expected<BundleType> Type = getBundleType(FilesType);
   if (!Type)
     return Type.takeError();
   Settings S = getSettings();
-  if (ListBundleIDs) {
-    if (Unbundle)
-      return fail("-unbundle and -list cannot be used together");
+  if (ListBundleIDs)
     return list(*Type, S);
-  }
   if (Unbundle)
     return unbundle(*Type, S);
   return bundle(*Type, S);

@@ -235,6 +235,11 @@ def main():
     # A text file without bundle markers is malformed only for -unbundle:
     # to offload-inspect it is plain data without device images.
     plain_data = {"text-no-bundles"}
+    # A binary bundle cut inside its header is no bundle to
+    # clang-offload-bundler 22, nor to ours: -list succeeds with a warning
+    # (checked by offload-bundler/clang-parity.test), -unbundle finds nothing.
+    header_cut = {"bundle-truncated-count", "bundle-count-huge",
+                  "bundle-id-length-huge"}
 
     def cmds(name, kind, f, out):
         pk, bd, wr, ld = a.packager, a.bundler, a.wrapper, a.ld
@@ -261,7 +266,8 @@ def main():
             return [wrap]
         return inspect + {
             "bin": [lst, extract, extract_ar, wrap],
-            "bundle": [blist("bc"), unb("bc")],
+            "bundle": ([] if name in header_cut else [blist("bc")]) +
+                      [unb("bc")],
             "text": [unb("ll")],
             "ccob": [blist("bc"), unb("bc")],
             "ccobhash": [blist("bc") + ["-verbose"], unb("bc") + ["-verbose"]],
