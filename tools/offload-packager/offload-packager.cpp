@@ -10,6 +10,7 @@
 
 #include "format/FindOffloadBinaries.h"
 #include "format/OffloadBinaryWriter.h"
+#include "format/SafeFileName.h"
 #include "support/AtomicOutput.h"
 #include "tools/common/ToolSupport.h"
 
@@ -181,15 +182,51 @@ static Error writeImage(StringRef Path, const FoundImage &Found) {
 }
 
 /// Writes \p Found under the name LLVM 22's tool generates:
-/// <input stem>-<triple>-<arch>.<index>.<extension>.
+/// <input stem>-<triple>-<arch>.<index>.<extension>. The triple and arch
+/// come from the image, that is from whoever built it: where they would
+/// make a name that leaves the working directory ("/", ".."), holds NUL or
+/// control characters, or is too long for a file name, they are cleaned
+/// (safeFileNamePart()) and a warning says so.
 static Error extractWithGeneratedName(const FoundImage &Found, StringRef Input,
                                       uint64_t &Index) {
   const OffloadImage &Image = *Found.Image;
-  std::string Name;
-  raw_string_ostream OS(Name);
-  OS << sys::path::stem(Input) << "-" << Image.getTriple() << "-"
-     << Image.getArch() << "." << Index++ << "."
-     << getImageKindName(Image.TheImageKind);
+  StringRef Stem = sys::path::stem(Input);
+  std::string Suffix =
+      ("." + Twine(Index++) + "." + getImageKindName(Image.TheImageKind)).str();
+  auto Compose = [&](StringRef Triple, StringRef Arch) {
+    return (Stem + "-" + Triple + "-" + Arch + Suffix).str();
+  };
+  bool TripleChanged = false, ArchChanged = false;
+  std::string Triple = safeFileNamePart(Image.getTriple(), &TripleChanged);
+  std::string Arch = safeFileNamePart(Image.getArch(), &ArchChanged);
+  std::string Name = Compose(Triple, Arch);
+  if (Name.size() > MaxFileNameSize) {
+    // Too long for one file name: the triple and arch share what the stem
+    // and the suffix leave, a short one leaving its room to the other.
+    size_t Fixed = Stem.size() + 2 + Suffix.size();
+    size_t Room = Fixed < MaxFileNameSize ? MaxFileNameSize - Fixed : 0;
+    size_t TripleRoom = Room / 2, ArchRoom = Room - Room / 2;
+    if (Triple.size() < TripleRoom)
+      ArchRoom = Room - Triple.size();
+    else if (Arch.size() < ArchRoom)
+      TripleRoom = Room - Arch.size();
+    bool Cut = false;
+    Triple = safeFileNamePart(Image.getTriple(), &Cut, TripleRoom);
+    TripleChanged |= Cut;
+    Arch = safeFileNamePart(Image.getArch(), &Cut, ArchRoom);
+    ArchChanged |= Cut;
+    Name = Compose(Triple, Arch);
+  }
+  if (TripleChanged || ArchChanged) {
+    raw_ostream &OS = WithColor::warning(errs(), ToolName);
+    OS << "'" << Input << "': the image's triple '";
+    OS.write_escaped(Image.getTriple());
+    OS << "' and arch '";
+    OS.write_escaped(Image.getArch());
+    OS << "' do not make a safe file name ('";
+    OS.write_escaped(Compose(Image.getTriple(), Image.getArch()));
+    OS << "'); writing '" << Name << "' instead\n";
+  }
   return writeImage(Name, Found);
 }
 
