@@ -295,13 +295,21 @@ Error DeviceInputs::take(const Candidate &C) {
   if (RegisteredKinds.count(C.Image.TheOffloadKind))
     return Error::success();
   Images.push_back({C.Image, C.Input, C.Where, C.FromBundle});
-  return noteSymbols(C.Image, Uses[targetKey(C.Image)]);
+  return noteSymbols(C.Image, C.Where, Uses[targetKey(C.Image)]);
 }
 
-Error DeviceInputs::noteSymbols(const OffloadImage &Image, SymbolUse &Use) {
+Error DeviceInputs::noteSymbols(const OffloadImage &Image, StringRef Where,
+                                SymbolUse &Use) {
   file_magic Magic = identify_magic(Image.Image);
   if (Magic != file_magic::elf_relocatable && Magic != file_magic::bitcode)
     return Error::success();
+  auto Fail = [&](Error E) {
+    return createStringError(inconvertibleErrorCode(),
+                             Where +
+                                 ": cannot read the symbols of the "
+                                 "device image: " +
+                                 toString(std::move(E)));
+  };
   // ELF headers are read in place and must be aligned; images in bundle
   // sections and archive members often are not.
   std::unique_ptr<MemoryBuffer> Copy;
@@ -313,20 +321,18 @@ Error DeviceInputs::noteSymbols(const OffloadImage &Image, SymbolUse &Use) {
   Expected<std::unique_ptr<SymbolicFile>> Symbols =
       SymbolicFile::createSymbolicFile(Buffer, Magic, &Context);
   if (!Symbols)
-    return createStringError(inconvertibleErrorCode(),
-                             "cannot read the symbols of a device image: " +
-                                 toString(Symbols.takeError()));
+    return Fail(Symbols.takeError());
   for (const BasicSymbolRef &Sym : (*Symbols)->symbols()) {
     Expected<uint32_t> Flags = Sym.getFlags();
     if (!Flags)
-      return Flags.takeError();
+      return Fail(Flags.takeError());
     if (!(*Flags & BasicSymbolRef::SF_Global) ||
         (*Flags & BasicSymbolRef::SF_FormatSpecific))
       continue;
     SmallString<64> Name;
     raw_svector_ostream OS(Name);
     if (Error E = Sym.printName(OS))
-      return E;
+      return Fail(std::move(E));
     if (*Flags & BasicSymbolRef::SF_Undefined)
       Use.Undefined.insert(Name);
     else
@@ -398,7 +404,7 @@ Error DeviceInputs::addArchiveMembersDeviceCodeNeeds(
       if (Joined.empty())
         continue;
       SymbolUse Own;
-      if (Error E = noteSymbols(C.Image, Own))
+      if (Error E = noteSymbols(C.Image, C.Where, Own))
         return E;
       if (none_of(Own.Defined.keys(), [&](StringRef S) {
             return any_of(Joined,

@@ -101,7 +101,8 @@ private:
                                llvm::StringRef SecName, llvm::StringRef Name,
                                std::vector<Candidate> *Found);
   llvm::Error take(const Candidate &C);
-  llvm::Error noteSymbols(const OffloadImage &Image, SymbolUse &Use);
+  llvm::Error noteSymbols(const OffloadImage &Image, llvm::StringRef Where,
+                          SymbolUse &Use);
 
   const LinkInputs *Index = nullptr;
   OffloadBinaryFinder Finder;

@@ -7,6 +7,7 @@
 #include "lld-plugin/RunLLD.h"
 
 #include "format/BundleEntryID.h"
+#include "support/CrashReport.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
@@ -14,6 +15,7 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Jobserver.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Parallel.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
 #include "llvm/TargetParser/Host.h"
@@ -393,11 +395,35 @@ static Error runProgram(const PreparedDeviceLink &Link, StringRef LogFile) {
   return deviceLinkError(Link, processMessages(LogFile, ErrMsg));
 }
 
+/// Runs LLD for \p Link in this process, on one thread and under crash
+/// recovery, so that whatever goes wrong in it (an error, a fatal error, a
+/// crash) comes back here; Out and Err get LLD's messages. Returns LLD's
+/// exit code.
+static int runLLDForDeviceLink(const PreparedDeviceLink &Link,
+                               ArrayRef<std::string> Args, std::string &Out,
+                               std::string &Err) {
+  std::string Inputs;
+  for (const DeviceImage *Image : Link.Job->Images)
+    Inputs += (Inputs.empty() ? "" : ", ") + Image->Where;
+  setCrashPhase("in the device link for " + Link.Job->name() +
+                " (images: " + Inputs + ")");
+  std::vector<std::string> OneThread(Args.begin(), Args.end());
+  OneThread.push_back("--threads=1");
+  // --threads sets LLVM's process-wide strategy, which later links without
+  // the option (the host link) would inherit: put it back.
+  ThreadPoolStrategy Strategy = parallel::strategy;
+  int RC = runLLDCapturing(OneThread, Out, Err);
+  parallel::strategy = Strategy;
+  setCrashPhase("");
+  return RC;
+}
+
 /// Runs \p Link with its every library, in this process.
 static Error runWithEveryLibrary(PreparedDeviceLink &Link) {
   Link.Libraries = DeviceLinkLibraries();
   std::string Out, Err;
-  if (runLLDCapturing(Link.FullArgs, Out, Err) != 0 || !canRunLLDAgain())
+  if (runLLDForDeviceLink(Link, Link.FullArgs, Out, Err) != 0 ||
+      !canRunLLDAgain())
     return deviceLinkError(Link, Out + Err);
   return Error::success();
 }
@@ -429,7 +455,7 @@ static Error runInProcess(MutableArrayRef<PreparedDeviceLink> Links,
       continue;
     }
     std::string Out, Err;
-    int RC = runLLDCapturing(Link.Args, Out, Err);
+    int RC = runLLDForDeviceLink(Link, Link.Args, Out, Err);
     // Without the host's static archives, a link that fails may need one.
     if (Link.omitsArchives() && canRunLLDAgain()) {
       if (RC == 0) {

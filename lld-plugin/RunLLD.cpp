@@ -13,6 +13,7 @@
 #include "llvm/Support/Path.h"
 
 #include <cerrno>
+#include <cstring>
 #include <signal.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -50,6 +51,11 @@ int runLLDCapturing(llvm::ArrayRef<std::string> Args, std::string &Out,
   sigaction(SIGBUS, &BusAction, nullptr);
   int RC = runLLD(Args, OutOS, ErrOS);
   llvm::CrashRecoveryContext::Disable();
+  // Crash recovery ends a crash with 128 + the signal; LLD's state is lost
+  // with it.
+  if (!LLDUsable && RC > 128)
+    ErrOS << "LLD crashed (" << strsignal(RC - 128)
+          << "); ld.lld-offload cannot go on\n";
   return RC;
 }
 

@@ -24,7 +24,8 @@ int runLLD(llvm::ArrayRef<std::string> Args, llvm::raw_ostream &Out,
            llvm::raw_ostream &Err);
 
 /// Like runLLD(), LLD's messages kept in \p Out and \p Err, fatal errors
-/// included (after one, canRunLLDAgain() is false).
+/// included, and a crash in the calling thread caught and said so in \p Err
+/// (after either, canRunLLDAgain() is false).
 int runLLDCapturing(llvm::ArrayRef<std::string> Args, std::string &Out,
                     std::string &Err);
 

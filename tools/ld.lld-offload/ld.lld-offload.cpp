@@ -16,6 +16,7 @@
 #include "lld-plugin/RunLLD.h"
 #include "lld-plugin/WorkDir.h"
 #include "support/CleanupGuard.h"
+#include "support/CrashReport.h"
 #include "support/MappedFileFaults.h"
 
 #include "lld/Common/Filesystem.h"
@@ -137,6 +138,7 @@ int linkHost(const LinkCommandLine &CL, ArrayRef<std::string> Extra,
     printCommand("host link", Args);
   if (CL.Offload.DryRun)
     return 0;
+  setCrashPhase("in the host link");
   if (!Trace)
     return runLLD(Args, outs(), errs());
   ArchiveStats Stats(Trace->path("archive-stats.txt"));
@@ -509,6 +511,7 @@ int link(ArrayRef<const char *> Argv) {
       errs() << ToolName << ": asking LLD what the link loads (" << AskLLD
              << ")\n";
     Pass P("ask LLD what the link loads", Opts.Verbose);
+    setCrashPhase("while asking LLD what the link loads");
     Expected<LoadedInputs> Probed =
         traceLoadedInputs(CL.LLDArgs, (*Dir)->dir());
     // A host link that fails fails here: say what LLD said, as ld.lld would.
@@ -601,6 +604,8 @@ int main(int Argc, char **Argv) {
   InitLLVM X(Argc, Argv);
   // A full disk under a memory-mapped output is an error, not a crash.
   reportMappedFileFaults(ToolName);
+  // A crash in LLD, in any of its threads, is an error that says where.
+  reportCrashes(ToolName);
   bool Worker = Argc > 1 && (StringRef(Argv[1]) == WorkerFlag ||
                              StringRef(Argv[1]) == NVPTXWorkerFlag);
   if (Worker)
