@@ -167,7 +167,7 @@ prepareNVPTXLink(const DeviceLinkJob &Job, const OffloadOptions &Options,
                  const WorkDir &Dir) {
   PreparedDeviceLink Link;
   Link.Job = &Job;
-  Link.Output = Dir.path(Job.name() + ".cubin");
+  Link.Output = Dir.path(Job.fileName() + ".cubin");
   Expected<std::string> NVLink = findCudaTool(Options.CudaPath, "nvlink");
   if (!NVLink)
     return NVLink.takeError();
@@ -178,7 +178,7 @@ prepareNVPTXLink(const DeviceLinkJob &Job, const OffloadOptions &Options,
   for (auto [N, Image] : llvm::enumerate(Job.Images)) {
     bool Bitcode = Image->Image.TheImageKind == ImageKind::Bitcode;
     Expected<std::string> Path = Dir.write(
-        Job.name() + "." + std::to_string(N) + (Bitcode ? ".bc" : ".cubin"),
+        Job.fileName() + "." + std::to_string(N) + (Bitcode ? ".bc" : ".cubin"),
         Image->Image.Image);
     if (!Path)
       return Path.takeError();
@@ -255,7 +255,7 @@ Expected<PreparedDeviceLink> prepareDeviceLink(const DeviceLinkJob &Job,
                                                bool EveryLibrary) {
   PreparedDeviceLink Link;
   Link.Job = &Job;
-  Link.Output = Dir.path(Job.name() + ".img");
+  Link.Output = Dir.path(Job.fileName() + ".img");
   std::vector<std::string> &Args = Link.Args;
   if (Job.TargetTriple.isNVPTX())
     return prepareNVPTXLink(Job, Options, Dir);
@@ -294,7 +294,7 @@ Expected<PreparedDeviceLink> prepareDeviceLink(const DeviceLinkJob &Job,
   for (auto [N, Image] : llvm::enumerate(Job.Images)) {
     bool Bitcode = Image->Image.TheImageKind == ImageKind::Bitcode;
     std::string Name =
-        Job.name() + "." + std::to_string(N) + (Bitcode ? ".bc" : ".o");
+        Job.fileName() + "." + std::to_string(N) + (Bitcode ? ".bc" : ".o");
     Expected<std::string> Path = Dir.write(Name, Image->Image.Image);
     if (!Path)
       return Path.takeError();
@@ -441,7 +441,7 @@ static Error runInProcess(MutableArrayRef<PreparedDeviceLink> Links,
     if (Link.Cached)
       continue;
     if (!Link.Program.empty()) {
-      if (Error E = runProgram(Link, Dir.path(Link.Job->name() + ".log")))
+      if (Error E = runProgram(Link, Dir.path(Link.Job->fileName() + ".log")))
         return E;
       continue;
     }
@@ -542,7 +542,7 @@ Error runDeviceLinks(MutableArrayRef<PreparedDeviceLink> Links,
           break;
       }
       PreparedDeviceLink &Link = Links[Next];
-      std::string ErrFile = Dir.path(Link.Job->name() + ".log");
+      std::string ErrFile = Dir.path(Link.Job->fileName() + ".log");
       // LLD links run in a worker: this executable in worker mode; other
       // links run their own program.
       StringRef Program = Link.Program.empty() ? Self : StringRef(Link.Program);
@@ -554,7 +554,7 @@ Error runDeviceLinks(MutableArrayRef<PreparedDeviceLink> Links,
       // A link that traces what it loads keeps the trace apart.
       std::string TraceFile = !Link.omitsArchives()
                                   ? ErrFile
-                                  : Dir.path(Link.Job->name() + ".trace");
+                                  : Dir.path(Link.Job->fileName() + ".trace");
       std::optional<StringRef> Redirects[] = {
           std::nullopt, StringRef(TraceFile), StringRef(ErrFile)};
       std::string ErrMsg;

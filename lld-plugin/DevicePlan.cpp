@@ -2,6 +2,8 @@
 
 #include "lld-plugin/DevicePlan.h"
 
+#include "format/SafeFileName.h"
+
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/StringMap.h"
@@ -15,6 +17,11 @@ std::string DeviceLinkJob::name() const {
   return (getOffloadKindName(Kind) + "-" + TargetTriple.str() + "-" +
           (Arch.empty() ? "generic" : Arch))
       .str();
+}
+
+std::string DeviceLinkJob::fileName(bool *Changed) const {
+  // Room for ".<n>.<ext>" and a work directory's other names.
+  return safeFileNamePart(name(), Changed, MaxFileNameSize - 32);
 }
 
 std::string describeImage(const OffloadImage &Image) {

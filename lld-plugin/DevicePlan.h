@@ -28,6 +28,10 @@ struct DeviceLinkJob {
   /// "openmp-x86_64-pc-linux-gnu-generic": names temporary files and
   /// messages.
   std::string name() const;
+  /// name() made safe for the names of the job's work files: an image's
+  /// triple and arch come from whoever built it, and may hold "/" or "..".
+  /// \p Changed, where given, says whether it differs from name().
+  std::string fileName(bool *Changed = nullptr) const;
 };
 
 /// Groups \p Images into device links, in the order their groups first

@@ -22,6 +22,7 @@
 #include "lld/Common/Filesystem.h"
 
 #include "llvm/ADT/ScopeExit.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/Path.h"
@@ -311,6 +312,18 @@ Linked linkWithDeviceCode(const LinkCommandLine &CL, DeviceWork &Work,
   // Write each job's images out and build its LLD command line.
   std::vector<PreparedDeviceLink> Links;
   for (const DeviceLinkJob &Job : Work.Jobs) {
+    // Work files are named after the job, and so after what the images say
+    // of themselves: never a path outside the work directory.
+    bool Renamed = false;
+    std::string FileName = Job.fileName(&Renamed);
+    if (Renamed) {
+      raw_ostream &OS = WithColor::warning(errs(), ToolName);
+      OS << "device link '";
+      printEscapedString(Job.name(), OS);
+      OS << "': an image's triple or arch is not a plain name; its work "
+            "files are named '"
+         << FileName << ".*'\n";
+    }
     Expected<PreparedDeviceLink> Link =
         prepareDeviceLink(Job, Work.Host, Opts, Dir, Work.EveryLibrary);
     if (!Link)
