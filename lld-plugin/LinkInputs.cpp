@@ -162,6 +162,13 @@ SearchPaths getSearchPaths(ArrayRef<std::string> LLDArgs) {
   return Paths;
 }
 
+bool namesInputFiles(ArrayRef<std::string> LLDArgs) {
+  ParsedArgs P = parseArgs(LLDArgs);
+  return llvm::any_of(P.List, [](const opt::Arg *A) {
+    return A->getOption().getKind() == opt::Option::InputClass;
+  });
+}
+
 std::optional<std::string>
 optionPrintingToStdout(ArrayRef<std::string> LLDArgs) {
   ParsedArgs P = parseArgs(LLDArgs);

@@ -59,6 +59,10 @@ struct SearchPaths {
 };
 SearchPaths getSearchPaths(llvm::ArrayRef<std::string> LLDArgs);
 
+/// True if \p LLDArgs name an input file (-l aside), as LLD's -v asks
+/// before it links.
+bool namesInputFiles(llvm::ArrayRef<std::string> LLDArgs);
+
 /// The reason LLD's messages to standard output would mix with the --trace
 /// that ld.lld-offload reads from the host link (an option such as
 /// --print-gc-sections or -y), or std::nullopt when there is none.

@@ -152,10 +152,12 @@ Expected<LinkCommandLine> parseLinkCommandLine(ArrayRef<const char *> Args,
       CL.Relocatable = true;
     } else if (Name == "shared" || Name == "Bshareable") {
       CL.Shared = true;
-    } else if (Name == "version" || Name == "help" || Arg == "-v" ||
-               Name == "v") {
+    } else if (Name == "version" || Name == "help") {
       CL.InfoOnly = true;
       CL.Help |= Name == "help";
+    } else if (Arg == "-v" || Arg == "-V" || Name == "v") {
+      // As ld.lld: the version, then the link if there is one.
+      CL.PrintsVersion = true;
     }
   }
   return std::move(CL);
@@ -226,6 +228,8 @@ std::vector<std::string> probeArguments(ArrayRef<std::string> LLDArgs) {
     StringRef Key = Name.split('=').first;
     return StringSwitch<bool>(Key)
         .Cases({"M",
+                "v",
+                "V",
                 "print-map",
                 "Map",
                 "cref",

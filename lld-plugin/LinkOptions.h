@@ -73,8 +73,10 @@ struct LinkCommandLine {
   std::string Output = "a.out";
   bool Relocatable = false; // -r
   bool Shared = false;      // -shared
-  /// Informational runs (--version, --help, -v): nothing to link.
+  /// Informational runs (--version, --help): nothing to link.
   bool InfoOnly = false;
+  /// -v or -V: the version first; nothing to link without input files.
+  bool PrintsVersion = false;
   /// --help: LLD's help, then ours (printOffloadHelp).
   bool Help = false;
 };

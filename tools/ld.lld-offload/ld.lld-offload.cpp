@@ -462,7 +462,7 @@ int link(ArrayRef<const char *> Argv) {
     printOffloadHelp(outs());
     return Status;
   }
-  if (CL.InfoOnly)
+  if (CL.InfoOnly || (CL.PrintsVersion && !namesInputFiles(CL.LLDArgs)))
     return linkHost(CL, {});
 
   // Nothing of ours to do: LLD alone, exactly as ld.lld would link. A fat
