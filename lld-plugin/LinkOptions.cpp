@@ -25,6 +25,47 @@ static StringRef optionName(StringRef Arg) {
   return Arg;
 }
 
+/// Our options that take a value, in --opt=<value> or --opt <value> form
+/// (as LLD's own options do, and as CMake's LINKER: and -Wl,a,b make them).
+static constexpr StringLiteral ValueOptions[] = {
+    "offload-cache-dir",
+    "offload-cache-policy",
+    "offload-compress-version",
+    "offload-cuda-path",
+    "offload-device-lib",
+    "offload-device-linker-arg",
+    "offload-extract",
+    "offload-jobs",
+    "offload-large-fatbin-threshold",
+    "offload-relocatable",
+    "offload-runtime-path"};
+
+/// Our options that take none (--offload-compress takes one joined only).
+static constexpr StringLiteral FlagOptions[] = {
+    "no-offload", "offload-compress", "offload-dry-run", "offload-save-temps",
+    "offload-verbose"};
+
+/// "unknown option '--offload-job'; did you mean '--offload-jobs'?"
+static Error unknownOption(StringRef Arg) {
+  StringRef Name = optionName(Arg).split('=').first;
+  StringRef Best;
+  unsigned BestDistance = 3; // two typos at most
+  auto Consider = [&](StringRef Known) {
+    unsigned D = Name.edit_distance(Known, true, BestDistance);
+    if (D < BestDistance) {
+      BestDistance = D;
+      Best = Known;
+    }
+  };
+  for (StringRef Known : ValueOptions)
+    Consider(Known);
+  for (StringRef Known : FlagOptions)
+    Consider(Known);
+  if (Best.empty())
+    return usage("unknown option '" + Arg + "'");
+  return usage("unknown option '" + Arg + "'; did you mean '--" + Best + "'?");
+}
+
 static Error parseOffloadOption(StringRef Arg, OffloadOptions &O) {
   StringRef Name = optionName(Arg);
   auto [Key, Value] = Name.split('=');
@@ -97,8 +138,10 @@ static Error parseOffloadOption(StringRef Arg, OffloadOptions &O) {
     if (!Policy)
       return usage("--offload-cache-policy: " + toString(Policy.takeError()));
     O.CachePolicy = Value.str();
+  } else if (!HasValue && is_contained(ValueOptions, Key)) {
+    return usage("--" + Key + " needs a value: --" + Key + "=<value>");
   } else {
-    return usage("unknown option '" + Arg + "'");
+    return unknownOption(Arg);
   }
   return Error::success();
 }
@@ -131,6 +174,13 @@ Expected<LinkCommandLine> parseLinkCommandLine(ArrayRef<const char *> Args,
     StringRef Name = optionName(Arg);
     if (Arg.starts_with("-") &&
         (Name.starts_with("offload-") || Name == "no-offload")) {
+      // The value as the next argument: --offload-jobs 2.
+      std::string Joined;
+      if (!Name.contains('=') && is_contained(ValueOptions, Name) &&
+          I + 1 < Expanded.size()) {
+        Joined = (Arg + "=" + Expanded[++I]).str();
+        Arg = Joined;
+      }
       if (Error E = parseOffloadOption(Arg, CL.Offload))
         return std::move(E);
       continue;
