@@ -365,10 +365,18 @@ static Error deviceLinkError(const PreparedDeviceLink &Link,
                     : Link.Program.empty()
                         ? "LLD"
                         : sys::path::filename(Link.Program).str();
+  // The offload runtime, which a CPU device link names, may be missing.
+  std::string Hint;
+  if (Messages.contains("unable to find library -lomptarget") ||
+      Messages.contains("unable to find library -lomp"))
+    Hint = "\nthis device link needs LLVM's offload runtime (libomp.so, "
+           "libomptarget.so): install liboffload and libomp (Debian: "
+           "liboffload-22-dev, libomp-22-dev), or give their directory with "
+           "--offload-runtime-path=<dir>";
   return createStringError(inconvertibleErrorCode(),
                            "device link for " + Link.Job->name() +
                                " failed; its images:" + Inputs + "\n" + Who +
-                               " said:\n" + Messages.rtrim());
+                               " said:\n" + Messages.rtrim() + Hint);
 }
 
 /// What a link run in another process said: its log, and how it ended when

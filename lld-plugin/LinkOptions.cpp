@@ -97,6 +97,7 @@ static Error parseOffloadOption(StringRef Arg, OffloadOptions &O) {
                    Value + "'");
   } else if (Key == "offload-runtime-path" && HasValue) {
     O.RuntimePath = Value.str();
+    O.RuntimePathGiven = true;
   } else if (Key == "offload-device-linker-arg" && HasValue) {
     // [<triple>=]<arg>: an argument starting with '-' has no triple.
     auto [Triple, Rest] = Value.split('=');
@@ -238,7 +239,8 @@ void printOffloadHelp(raw_ostream &OS) {
        "Place fat binaries this large after .bss (default 1 GiB)"},
       {"--offload-relocatable=fat|link",
        "With -r: keep device code fat (default) or link it now"},
-      {"--offload-runtime-path=<dir>", "Where -lomptarget is looked for last"},
+      {"--offload-runtime-path=<dir>",
+       "Take the offload runtime (libomptarget.so) from <dir>"},
       {"--offload-save-temps", "Keep intermediates in <output>.offload-temps/"},
       {"--offload-verbose", "Print the images, commands and pass times"},
   };

@@ -38,6 +38,8 @@ struct OffloadOptions {
   bool UseJobserver = false; // --offload-jobs=jobserver
   RelocatableMode Relocatable = RelocatableMode::Fat;
   std::string RuntimePath; // --offload-runtime-path=
+  /// The runtime path was given: the runtime is taken from there.
+  bool RuntimePathGiven = false;
   /// --offload-device-linker-arg=[<triple>=]<arg>: (triple or "", arg).
   std::vector<std::pair<std::string, std::string>> DeviceLinkerArgs;
   /// --offload-extract=<arch>: take device code of this arch from every
