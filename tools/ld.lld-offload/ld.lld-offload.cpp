@@ -197,6 +197,28 @@ Error checkRuntime(const LinkCommandLine &CL) {
           "directory with --offload-runtime-path=<dir>");
 }
 
+/// OpenMP device code with GNU's OpenMP runtime (clang -fopenmp=libgomp):
+/// libomptarget would run beside libgomp, two OpenMP runtimes in one
+/// process. clang's pipeline refuses -fopenmp-targets with libgomp too.
+Error checkOpenMPRuntime(const LinkCommandLine &CL,
+                         ArrayRef<DeviceLinkJob> Jobs) {
+  bool OpenMP = llvm::any_of(Jobs, [](const DeviceLinkJob &Job) {
+    return Job.Kind == OffloadKind::OpenMP;
+  });
+  bool GOMP = llvm::any_of(CL.LLDArgs, [](StringRef Arg) {
+    return Arg == "-lgomp" || Arg == "-l:libgomp.so" ||
+           sys::path::filename(Arg).starts_with("libgomp.");
+  });
+  if (!OpenMP || !GOMP)
+    return Error::success();
+  return createStringError(
+      inconvertibleErrorCode(),
+      "OpenMP device code needs LLVM's OpenMP runtime (libomp), but this "
+      "link names GNU's (libgomp, from clang -fopenmp=libgomp): two OpenMP "
+      "runtimes in one program; link with -fopenmp (libomp), as clang "
+      "refuses -fopenmp-targets with libgomp");
+}
+
 /// Options that name a triple (--offload-device-lib=<triple>=<file>,
 /// --offload-device-linker-arg=<triple>=<arg>) and no device link of this
 /// link is for it: a warning naming the triples there are. A device
@@ -620,6 +642,8 @@ int link(ArrayRef<const char *> Argv) {
 
   // Say what the options that name a triple or a runtime miss.
   if (Error E = checkTripleOptions(Opts, Work->Jobs))
+    return fail(std::move(E));
+  if (Error E = checkOpenMPRuntime(CL, Work->Jobs))
     return fail(std::move(E));
   if (llvm::any_of(Work->Jobs, [](const DeviceLinkJob &Job) {
         return Job.Kind == OffloadKind::OpenMP;
