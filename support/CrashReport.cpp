@@ -2,6 +2,8 @@
 
 #include "support/CrashReport.h"
 
+#include "support/SignalSafe.h"
+
 #include "llvm/Support/Signals.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -14,17 +16,6 @@ namespace offload {
 
 static const char *CrashToolName = "";
 static char CrashPhase[1024] = "";
-
-static void writeString(const char *S) {
-  size_t Len = strlen(S);
-  while (Len) {
-    ssize_t N = ::write(STDERR_FILENO, S, Len);
-    if (N <= 0)
-      return;
-    S += N;
-    Len -= N;
-  }
-}
 
 static const char *signalName(int Signal) {
   switch (Signal) {
@@ -47,15 +38,15 @@ static void onCrash(int Signal) {
   if (Reporting.exchange(true))
     for (;;)
       ::pause();
-  writeString(CrashToolName);
-  writeString(": error: LLD crashed (");
-  writeString(signalName(Signal));
-  writeString(")");
+  writeToStderr(CrashToolName);
+  writeToStderr(": error: LLD crashed (");
+  writeToStderr(signalName(Signal));
+  writeToStderr(")");
   if (CrashPhase[0]) {
-    writeString(" ");
-    writeString(CrashPhase);
+    writeToStderr(" ");
+    writeToStderr(CrashPhase);
   }
-  writeString("; no output was written. Where it crashed:\n");
+  writeToStderr("; no output was written. Where it crashed:\n");
   // As LLVM's own crash handler does, though it is not async-signal-safe:
   // the process is going down anyway.
   llvm::sys::PrintStackTrace(llvm::errs());

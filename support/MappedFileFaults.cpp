@@ -8,6 +8,8 @@
 
 #include "support/MappedFileFaults.h"
 
+#include "support/SignalSafe.h"
+
 #include "llvm/Support/Signals.h"
 
 #include <atomic>
@@ -20,17 +22,6 @@
 namespace offload {
 
 static const char *FaultToolName = "";
-
-static void writeString(const char *S) {
-  size_t Len = strlen(S);
-  while (Len) {
-    ssize_t N = ::write(STDERR_FILENO, S, Len);
-    if (N <= 0)
-      return;
-    S += N;
-    Len -= N;
-  }
-}
 
 /// Parses the hexadecimal number at \p P up to \p End or a character that is
 /// not a hex digit, leaving \p P there.
@@ -130,21 +121,21 @@ static void onBusError(int, siginfo_t *Info, void *) {
 
   Mapping M;
   bool Found = findMapping(reinterpret_cast<uintptr_t>(Info->si_addr), M);
-  writeString(FaultToolName);
-  writeString(": error: ");
+  writeToStderr(FaultToolName);
+  writeToStderr(": error: ");
   if (Found && M.Writable) {
-    writeString("cannot write '");
-    writeString(M.Path);
-    writeString("': its file system is full, or writing to it failed "
-                "(SIGBUS on a memory-mapped write)\n");
+    writeToStderr("cannot write '");
+    writeToStderr(M.Path);
+    writeToStderr("': its file system is full, or writing to it failed "
+                  "(SIGBUS on a memory-mapped write)\n");
   } else if (Found) {
-    writeString("cannot read '");
-    writeString(M.Path);
-    writeString("': it was truncated while in use, or reading it failed "
-                "(SIGBUS on a memory-mapped read)\n");
+    writeToStderr("cannot read '");
+    writeToStderr(M.Path);
+    writeToStderr("': it was truncated while in use, or reading it failed "
+                  "(SIGBUS on a memory-mapped read)\n");
   } else {
-    writeString("a memory-mapped file could not be read or written: a full "
-                "file system, or a file truncated while in use (SIGBUS)\n");
+    writeToStderr("a memory-mapped file could not be read or written: a full "
+                  "file system, or a file truncated while in use (SIGBUS)\n");
   }
   // Removes the temporary files LLVM registered, LLD's output among them.
   llvm::sys::RunInterruptHandlers();
