@@ -21,7 +21,7 @@ llvm=/usr/lib/llvm-22
 targets=("$@")
 ((${#targets[@]})) ||
   targets=(offload-binary bundle ccob entry-id find-binaries object-bundle
-           link-args cuda-fatbin)
+           link-args cuda-fatbin device-link)
 
 if [[ ! -f "$fuzz_build/build.ninja" ]]; then
   cmake -S "$root/fuzz" -B "$fuzz_build" -G Ninja \
@@ -123,6 +123,19 @@ C
   cp "$w/b.o" "$w/host.o" "$w/omp.o" "$seeds/object-bundle/"
   rm -rf "$w"
   touch "$seeds/.done"
+fi
+
+# Device images for the device-link fuzzer: an OpenMP unit's image for
+# the host's CPU, as clang-22 makes it.
+if [[ ! -d "$seeds/device-link" ]]; then
+  mkdir -p "$seeds/device-link"
+  d=$seeds/device-link
+  printf 'int g(void) { int x = 0;\n#pragma omp target map(tofrom : x)\n  x = 1;\n  return x; }\n' > "$d/omp.c"
+  "$llvm/bin/clang" -fopenmp -fopenmp-targets=x86_64-pc-linux-gnu -c "$d/omp.c" -o "$d/omp.o"
+  "$llvm/bin/llvm-objcopy" --dump-section=.llvm.offloading="$d/section" "$d/omp.o" "$d/scratch.o"
+  "$llvm/bin/llvm-offload-binary" "$d/section" \
+    --image=file="$d/image.o",triple=x86_64-pc-linux-gnu,arch=generic
+  rm -f "$d/omp.c" "$d/omp.o" "$d/section" "$d/scratch.o"
 fi
 
 # CUDA fat binaries: made by the toolkit's fatbinary where it is installed
