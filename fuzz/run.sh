@@ -183,9 +183,15 @@ for t in "${targets[@]}"; do
   log=$fuzz_build/logs/$t.log
   echo "== fuzz-$t for ${seconds}s"
   # -rss_limit_mb keeps a bad size field from passing as "works for me".
+  limits=(-rss_limit_mb=2048 -timeout=20 -max_len=65536)
+  # The device link runs in a child whose coverage the fuzzer does not see:
+  # keep the seeds whole (no feedback would shrink them to a byte), and let
+  # LLD's own limits on sizes, not the fuzzer's malloc limit, decide.
+  [[ $t == device-link ]] &&
+    limits=(-rss_limit_mb=0 -timeout=60 -max_len=4096 -reduce_inputs=0
+            -len_control=0)
   if ! "$fuzz_build/bin/fuzz-$t" "$corpus" "$seeds/$t" \
-      -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=20 \
-      -max_len=65536 -print_final_stats=1 \
+      -max_total_time="$seconds" "${limits[@]}" -print_final_stats=1 \
       -artifact_prefix="$artifacts/" ${FUZZ_ARGS:-} >"$log" 2>&1; then
     echo "   FOUND SOMETHING: see $log and $artifacts/"
     status=1
