@@ -188,7 +188,7 @@ for t in "${targets[@]}"; do
   # keep the seeds whole (no feedback would shrink them to a byte), and let
   # LLD's own limits on sizes, not the fuzzer's malloc limit, decide.
   [[ $t == device-link ]] &&
-    limits=(-rss_limit_mb=0 -timeout=60 -max_len=4096 -reduce_inputs=0
+    limits=(-rss_limit_mb=0 -malloc_limit_mb=1000000 -timeout=60 -max_len=4096 -reduce_inputs=0
             -len_control=0)
   if ! "$fuzz_build/bin/fuzz-$t" "$corpus" "$seeds/$t" \
       -max_total_time="$seconds" "${limits[@]}" -print_final_stats=1 \
