@@ -866,6 +866,14 @@ static Error run() {
                       : "-outputs option is invalid for -list");
     if (!TargetNames.empty())
       return fail("-targets option is invalid for -list");
+  } else {
+    // What is missing, in clang-offload-bundler 22's words, before anything
+    // else is looked at.
+    if (TargetNames.empty())
+      return fail("for the --targets option: must be specified at least "
+                  "once!");
+    if (OutputFileNames.empty())
+      return fail("no output file specified!");
   }
   Expected<BundleType> Type = getBundleType(FilesType);
   if (!Type)
