@@ -84,6 +84,31 @@ static DenseMap<StringRef, StringRef> parseImageArgument(StringRef Arg,
   return Args;
 }
 
+/// Warns about what llvm-offload-binary takes silently in a --image
+/// argument, and so do we (a build may rely on it): a key that no tool
+/// reads, which is kept as a string (`tripel=` leaves the image without a
+/// triple), and an offload kind it does not know, which becomes none.
+static void warnAboutImageArgument(StringRef Arg,
+                                   const DenseMap<StringRef, StringRef> &Args) {
+  static constexpr StringLiteral Known[] = {"file", "triple", "arch", "kind",
+                                            "feature"};
+  // The pairs in the order given, for messages that follow the command line.
+  for (StringRef Pair : split(Arg, ",")) {
+    StringRef Key = Pair.split("=").first;
+    if (!Pair.contains('=') || is_contained(Known, Key))
+      continue;
+    WithColor::warning(errs(), ToolName)
+        << "--image=" << Arg << ": unknown key '" << Key
+        << "' (known: file, triple, arch, kind, feature); kept as a string\n";
+  }
+  auto Kind = Args.find("kind");
+  if (Kind != Args.end() &&
+      getOffloadKindFromName(Kind->second) == OffloadKind::None)
+    WithColor::warning(errs(), ToolName)
+        << "--image=" << Arg << ": unknown offload kind '" << Kind->second
+        << "' (known: openmp, cuda, hip, sycl); the image's kind is none\n";
+}
+
 /// The image kind as LLVM's tool infers it: bitcode by its magic (clang names
 /// LTO bitcode `.o`), anything else by its extension.
 static ImageKind inferImageKind(StringRef Path, StringRef Contents) {
@@ -121,6 +146,7 @@ static Error pack() {
   std::vector<ImageToWrite> ToWrite;
   for (StringRef Arg : Images) {
     DenseMap<StringRef, StringRef> Args = parseImageArgument(Arg, Saver);
+    warnAboutImageArgument(Arg, Args);
     auto File = Args.find("file");
     if (File == Args.end())
       return fail("'file' is a required image argument: --image=" + Arg);
@@ -262,12 +288,18 @@ static Error extract(StringRef Input) {
   StringSaver Saver(Alloc);
   for (StringRef Arg : Images) {
     DenseMap<StringRef, StringRef> Filter = parseImageArgument(Arg, Saver);
+    warnAboutImageArgument(Arg, Filter);
     SmallVector<FoundImage> Matched;
     for (const FoundImage &Found : All)
       if (matches(*Found.Image, Filter))
         Matched.push_back(Found);
-    if (Matched.empty())
+    // llvm-offload-binary writes nothing and exits 0: say so.
+    if (Matched.empty()) {
+      WithColor::warning(errs(), ToolName)
+          << "--image=" << Arg << ": no image of " << Input
+          << " matches; nothing written for it\n";
       continue;
+    }
 
     auto File = Filter.find("file");
     if (CreateArchive) {
