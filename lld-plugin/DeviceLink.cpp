@@ -373,6 +373,13 @@ static Error deviceLinkError(const PreparedDeviceLink &Link,
            "libomptarget.so): install liboffload and libomp (Debian: "
            "liboffload-22-dev, libomp-22-dev), or give their directory with "
            "--offload-runtime-path=<dir>";
+  // LLD names the work files, which are gone by the time this is read,
+  // unless they are kept.
+  StringRef WorkDir = sys::path::parent_path(Link.Output);
+  if (!WorkDir.empty() && Messages.contains(WorkDir) &&
+      !WorkDir.ends_with(".offload-temps"))
+    Hint += "\n(the work files named above are removed with the link; "
+            "--offload-save-temps keeps them in <output>.offload-temps/)";
   return createStringError(inconvertibleErrorCode(),
                            "device link for " + Link.Job->name() +
                                " failed; its images:" + Inputs + "\n" + Who +
