@@ -67,10 +67,8 @@ Error DeviceInputs::scanLoadedInputs(const LoadedInputs &Loaded,
   ArchivePaths = Loaded.Archives;
   std::vector<Candidate> Found;
   for (StringRef Line : Loaded.Files) {
-    // "archive(member)"; a plain path may contain parentheses too, so only a
-    // line ending in ')' is taken for a member.
-    size_t Open = Line.find('(');
-    bool IsMember = Line.ends_with(")") && Open != StringRef::npos;
+    TraceName Name = splitTraceName(Line);
+    bool IsMember = !Name.Member.empty();
     if (Index && !Index->mayHoldDeviceCode(Line)) {
       if (IsMember)
         ++MembersTaken[Line];
@@ -78,8 +76,7 @@ Error DeviceInputs::scanLoadedInputs(const LoadedInputs &Loaded,
     }
     MemoryBufferRef Buffer;
     if (IsMember) {
-      Expected<MemoryBufferRef> Member = archiveMember(
-          Line.take_front(Open), Line.drop_front(Open + 1).drop_back());
+      Expected<MemoryBufferRef> Member = archiveMember(Name.Path, Name.Member);
       if (!Member)
         return Member.takeError();
       Buffer = *Member;

@@ -3,6 +3,7 @@
 #include "lld-plugin/DeviceLinkLibraries.h"
 
 #include "lld-plugin/LinkInputs.h"
+#include "lld-plugin/RunLLD.h"
 
 #include "format/CheckedArchive.h"
 
@@ -148,13 +149,9 @@ bool LoadedSymbols::add(MemoryBufferRef Buffer, int Position) {
     return false; // bitcode: only LTO knows what it will call
   if (Data.size() < ELF::EI_NIDENT)
     return false;
-  bool Is64 = Data[ELF::EI_CLASS] == ELF::ELFCLASS64;
-  bool IsLE = Data[ELF::EI_DATA] == ELF::ELFDATA2LSB;
-  if (Is64)
-    return IsLE ? addELF<ELF64LE>(Data, Position)
-                : addELF<ELF64BE>(Data, Position);
-  return IsLE ? addELF<ELF32LE>(Data, Position)
-              : addELF<ELF32BE>(Data, Position);
+  return withELFType(Data, [&](auto Type) {
+    return addELF<typename decltype(Type)::type>(Data, Position);
+  });
 }
 
 /// Maps --trace lines to the positions of the files they were loaded for:
@@ -203,13 +200,7 @@ bool omittedArchivesNeeded(StringRef Trace, const DeviceLinkLibraries &Libs) {
 
   LoadedSymbols Loaded;
   for (auto [Line, Position] : llvm::zip(Lines, Positions)) {
-    size_t Open = Line.find('(');
-    StringRef Path = Line;
-    StringRef Member;
-    if (Line.ends_with(")") && Open != StringRef::npos) {
-      Path = Line.take_front(Open);
-      Member = Line.drop_front(Open + 1).drop_back();
-    }
+    auto [Path, Member] = splitTraceName(Line);
     ErrorOr<std::unique_ptr<MemoryBuffer>> File = MemoryBuffer::getFile(
         Path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
     if (!File)

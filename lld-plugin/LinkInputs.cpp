@@ -90,11 +90,9 @@ DeviceCodeScan scanForDeviceCode(MemoryBufferRef Buffer) {
   }
   if (Data.size() < ELF::EI_NIDENT)
     return DeviceCodeScan::Unknown;
-  bool Is64 = Data[ELF::EI_CLASS] == ELF::ELFCLASS64;
-  bool IsLE = Data[ELF::EI_DATA] == ELF::ELFDATA2LSB;
-  if (Is64)
-    return IsLE ? scanELF<ELF64LE>(Data) : scanELF<ELF64BE>(Data);
-  return IsLE ? scanELF<ELF32LE>(Data) : scanELF<ELF32BE>(Data);
+  return withELFType(Data, [&](auto Type) {
+    return scanELF<typename decltype(Type)::type>(Data);
+  });
 }
 
 std::optional<std::string> searchLibrary(StringRef Name,
@@ -149,10 +147,9 @@ static StringRef optionName(const opt::Arg &A) {
   return A.getOption().getUnaliasedOption().getName();
 }
 
-SearchPaths getSearchPaths(ArrayRef<std::string> LLDArgs) {
-  ParsedArgs P = parseArgs(LLDArgs);
+static SearchPaths getSearchPaths(const opt::InputArgList &List) {
   SearchPaths Paths;
-  for (const opt::Arg *A : P.List) {
+  for (const opt::Arg *A : List) {
     StringRef Name = optionName(*A);
     if (Name == "L")
       Paths.Dirs.push_back(A->getValue());
@@ -160,6 +157,10 @@ SearchPaths getSearchPaths(ArrayRef<std::string> LLDArgs) {
       Paths.Sysroot = A->getValue();
   }
   return Paths;
+}
+
+SearchPaths getSearchPaths(ArrayRef<std::string> LLDArgs) {
+  return getSearchPaths(parseArgs(LLDArgs).List);
 }
 
 bool namesInputFiles(ArrayRef<std::string> LLDArgs) {
@@ -198,7 +199,7 @@ LinkInputs LinkInputs::find(ArrayRef<std::string> LLDArgs) {
     In.WhyAskLLD = "an option lacks its value";
     return In;
   }
-  SearchPaths Paths = getSearchPaths(LLDArgs);
+  SearchPaths Paths = getSearchPaths(P.List);
   // The states --push-state saves.
   struct State {
     bool Static = false, WholeArchive = false;
@@ -345,12 +346,11 @@ LoadedInputs LinkInputs::commandLineLoads() const {
   return Loaded;
 }
 
-bool LinkInputs::mayHoldDeviceCode(StringRef TraceName) const {
-  size_t Open = TraceName.find('(');
-  if (TraceName.ends_with(")") && Open != StringRef::npos)
-    return memberMayHoldDeviceCode(TraceName.take_front(Open),
-                                   TraceName.drop_front(Open + 1).drop_back());
-  auto It = Files.find(TraceName);
+bool LinkInputs::mayHoldDeviceCode(StringRef Line) const {
+  TraceName Name = splitTraceName(Line);
+  if (!Name.Member.empty())
+    return memberMayHoldDeviceCode(Name.Path, Name.Member);
+  auto It = Files.find(Line);
   return It == Files.end() || It->second.IsArchive ||
          It->second.Scan != DeviceCodeScan::None;
 }

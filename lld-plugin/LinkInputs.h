@@ -19,6 +19,8 @@
 
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
+#include "llvm/BinaryFormat/ELF.h"
+#include "llvm/Object/ELFTypes.h"
 #include "llvm/Support/MemoryBufferRef.h"
 
 #include <optional>
@@ -32,6 +34,19 @@ namespace offload {
 /// SHT_LLVM_OFFLOADING, __CLANG_OFFLOAD_BUNDLE__*, a HIP or CUDA unit's fat
 /// binary wrapper segment, a linked .hip_fatbin. Code sections never do.
 bool isDeviceCodeSection(llvm::StringRef Name, uint32_t Type, uint64_t Flags);
+
+/// Calls \p F with a tag whose ::type is the ELFType (32 or 64 bits,
+/// little or big endian) of the ELF file \p Data, which holds at least an
+/// e_ident.
+template <class Fn> auto withELFType(llvm::StringRef Data, Fn &&F) {
+  using namespace llvm::object;
+  bool Is64 = Data[llvm::ELF::EI_CLASS] == llvm::ELF::ELFCLASS64;
+  bool IsLE = Data[llvm::ELF::EI_DATA] == llvm::ELF::ELFDATA2LSB;
+  if (Is64)
+    return IsLE ? F(std::common_type<ELF64LE>())
+                : F(std::common_type<ELF64BE>());
+  return IsLE ? F(std::common_type<ELF32LE>()) : F(std::common_type<ELF32BE>());
+}
 
 /// What the section tables of an input say.
 enum class DeviceCodeScan {
@@ -90,10 +105,10 @@ public:
   /// whether they matter.)
   LoadedInputs commandLineLoads() const;
 
-  /// False if the input that LLD's --trace names \p TraceName ("a.o",
+  /// False if the input that LLD's --trace names \p Line ("a.o",
   /// "lib.a(m.o)") certainly holds no device code: its section tables were
   /// read and say so. True for inputs not read here.
-  bool mayHoldDeviceCode(llvm::StringRef TraceName) const;
+  bool mayHoldDeviceCode(llvm::StringRef Line) const;
   /// False if no member of the archive \p Path holds device code.
   bool archiveMayHoldDeviceCode(llvm::StringRef Path) const;
   /// False if the members named \p Member of the archive \p Path hold no

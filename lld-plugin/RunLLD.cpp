@@ -138,6 +138,13 @@ LoadedInputs readLoadedInputs(llvm::StringRef Trace, llvm::StringRef Stats,
   return Loaded;
 }
 
+TraceName splitTraceName(llvm::StringRef Line) {
+  size_t Open = Line.find('(');
+  if (!Line.ends_with(")") || Open == llvm::StringRef::npos)
+    return {Line, ""};
+  return {Line.take_front(Open), Line.drop_front(Open + 1).drop_back()};
+}
+
 bool canRunLLDAgain() { return LLDUsable; }
 
 } // namespace offload

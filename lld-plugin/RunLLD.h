@@ -60,6 +60,16 @@ private:
   std::string Path;
 };
 
+/// A --trace line: "lib.a(m.o)" names a member of an archive, anything
+/// else a file. (A path may hold parentheses too: only a line that ends in
+/// ')' is taken for a member.)
+struct TraceName {
+  llvm::StringRef Path;
+  /// Empty for a file.
+  llvm::StringRef Member;
+};
+TraceName splitTraceName(llvm::StringRef Line);
+
 /// Runs \p LLDArgs as a probe: a link that stops once symbols are resolved
 /// and writes nothing (see probeArguments()), and reports the files, archive
 /// members and archives it loads. ThinLTO index files, which the probe
