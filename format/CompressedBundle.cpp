@@ -340,13 +340,9 @@ Expected<size_t> CompressedBundleReader::read(char *Buffer, size_t Size) {
     return 0;
   }
   size_t Want = static_cast<size_t>(std::min<uint64_t>(Size, Left));
-  Expected<size_t> N = inflate(Buffer, Want);
+  Expected<size_t> N = inflateCounted(Buffer, Want);
   if (!N)
     return N.takeError();
-  if (Hasher)
-    Hasher->update(
-        ArrayRef<uint8_t>(reinterpret_cast<const uint8_t *>(Buffer), *N));
-  Position += *N;
   if (*N < Want)
     return sizeError("the data inflates to " + Twine(Position + SizeBias) +
                      " bytes where the header says " +
@@ -360,7 +356,12 @@ Expected<size_t> CompressedBundleReader::readAvailable(char *Buffer,
       std::min<uint64_t>(Size, Header.UncompressedSize - Position));
   if (Want == 0)
     return 0;
-  Expected<size_t> N = inflate(Buffer, Want);
+  return inflateCounted(Buffer, Want);
+}
+
+Expected<size_t> CompressedBundleReader::inflateCounted(char *Buffer,
+                                                        size_t Size) {
+  Expected<size_t> N = inflate(Buffer, Size);
   if (!N)
     return N.takeError();
   if (Hasher)

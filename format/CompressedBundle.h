@@ -135,6 +135,8 @@ private:
   llvm::Error sizeError(const llvm::Twine &Msg);
   /// Inflates into [Out, Out + Size); sets Ended at the end of the stream.
   llvm::Expected<size_t> inflate(char *Out, size_t Size);
+  /// inflate(), with the bytes hashed (when asked for) and counted.
+  llvm::Expected<size_t> inflateCounted(char *Out, size_t Size);
 
   struct Codec;
   std::unique_ptr<Codec> State;

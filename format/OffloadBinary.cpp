@@ -8,6 +8,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "format/OffloadBinary.h"
+
+#include <array>
 #include "format/CompressedBundle.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -161,6 +163,17 @@ uint32_t read32(StringRef Data, uint64_t Offset) {
 }
 uint64_t read64(StringRef Data, uint64_t Offset) {
   return support::endian::read64le(Data.data() + Offset);
+}
+
+/// The 40-byte entry at \p At of \p Data: its kinds and flags into
+/// \p Image; its string offset and count, image offset and size returned.
+std::array<uint64_t, 4> readEntry(StringRef Data, uint64_t At,
+                                  OffloadImage &Image) {
+  Image.TheImageKind = static_cast<ImageKind>(read16(Data, At));
+  Image.TheOffloadKind = static_cast<OffloadKind>(read16(Data, At + 2));
+  Image.Flags = read32(Data, At + 4);
+  return {read64(Data, At + 8), read64(Data, At + 16), read64(Data, At + 24),
+          read64(Data, At + 32)};
 }
 
 /// True if [Offset, Offset + Size) lies within [0, Limit), without overflow.
@@ -564,13 +577,8 @@ Error BinaryParser::parseCompressedMetadata(StringRef Bin, uint64_t BinBase,
   for (uint64_t I = 0; I != Count; ++I) {
     uint64_t At = I * layout::EntrySize;
     OffloadImage Image;
-    Image.TheImageKind = static_cast<ImageKind>(read16(Entries, At));
-    Image.TheOffloadKind = static_cast<OffloadKind>(read16(Entries, At + 2));
-    Image.Flags = read32(Entries, At + 4);
-    uint64_t StringOffset = read64(Entries, At + 8);
-    uint64_t NumStrings = read64(Entries, At + 16);
-    uint64_t ImageOffset = read64(Entries, At + 24);
-    uint64_t ImageSize = read64(Entries, At + 32);
+    auto [StringOffset, NumStrings, ImageOffset, ImageSize] =
+        readEntry(Entries, At, Image);
     uint64_t Field = EntriesOffset + At;
     if (!fits(ImageOffset, ImageSize, Size))
       return Inner.fail(Field + 24, "entry " + Twine(I) + ": image of " +
@@ -661,13 +669,8 @@ Error BinaryParser::parseEntries(StringRef Bin, uint64_t BinBase,
   for (uint64_t I = 0; I != Count; ++I) {
     uint64_t At = EntriesOffset + I * layout::EntrySize;
     OffloadImage Image;
-    Image.TheImageKind = static_cast<ImageKind>(read16(Bin, At));
-    Image.TheOffloadKind = static_cast<OffloadKind>(read16(Bin, At + 2));
-    Image.Flags = read32(Bin, At + 4);
-    uint64_t StringOffset = read64(Bin, At + 8);
-    uint64_t NumStrings = read64(Bin, At + 16);
-    uint64_t ImageOffset = read64(Bin, At + 24);
-    uint64_t ImageSize = read64(Bin, At + 32);
+    auto [StringOffset, NumStrings, ImageOffset, ImageSize] =
+        readEntry(Bin, At, Image);
     if (!fits(ImageOffset, ImageSize, Size))
       return fail(BinBase + At + 24,
                   "entry " + Twine(I) + ": image of " + Twine(ImageSize) +
