@@ -1,6 +1,7 @@
 //===- lld-plugin/LinkOptions.cpp - The linker's command line -------------===//
 
 #include "lld-plugin/LinkOptions.h"
+#include "support/Version.h"
 
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/CachePruning.h"
@@ -9,6 +10,12 @@
 #include "llvm/Support/StringSaver.h"
 
 using namespace llvm;
+
+// Declared in lld/Common/Version.h, which includes a Version.inc that
+// Debian's liblld-22-dev does not ship; defined in lldCommon.
+namespace lld {
+std::string getLLDVersion();
+} // namespace lld
 
 namespace offload {
 
@@ -214,7 +221,7 @@ Expected<LinkCommandLine> parseLinkCommandLine(ArrayRef<const char *> Args,
   return std::move(CL);
 }
 
-void printOffloadHelp(raw_ostream &OS) {
+static void printOffloadOptions(raw_ostream &OS) {
   static const std::pair<const char *, const char *> Options[] = {
       {"--no-offload", "Link as ld.lld would, ignoring device code"},
       {"--offload-cache-dir=<dir>",
@@ -244,9 +251,54 @@ void printOffloadHelp(raw_ostream &OS) {
       {"--offload-save-temps", "Keep intermediates in <output>.offload-temps/"},
       {"--offload-verbose", "Print the images, commands and pass times"},
   };
-  OS << "\nOFFLOAD OPTIONS (ld.lld-offload; from clang: -Wl,<option>):\n";
+  OS << "OFFLOAD OPTIONS (from clang: -Wl,<option>):\n";
   for (const auto &[Name, Help] : Options)
     OS << "  " << left_justify(Name, 44) << " " << Help << "\n";
+}
+
+/// LLD's own version line, as ld.lld -v prints it.
+static std::string lldVersionLine() {
+  return lld::getLLDVersion() + " (compatible with GNU linkers)";
+}
+
+std::string versionLine() {
+  // LLD's words first: build systems read the linker's kind and version
+  // from the first "LLD <version>" (CMake, Meson) and libtool looks for
+  // "GNU" in it.
+  return lldVersionLine() + ", ld.lld-offload (lld-offload " +
+         lldOffloadVersion().str() + ")\n";
+}
+
+void printInfo(raw_ostream &OS, StringRef LLDOut, bool Help) {
+  if (Help) {
+    OS << "OVERVIEW: ld.lld-offload: ld.lld that also links the device code "
+          "its inputs\n"
+          "  carry (OpenMP offload, HIP, CUDA) and registers it with the "
+          "offload runtime\n\n"
+          "USAGE: ld.lld-offload [options] file...\n\n";
+    printOffloadOptions(OS);
+    // LLD's help follows, its own overview and usage lines left out.
+    size_t Options = LLDOut.find("\nOPTIONS:\n");
+    if (Options != StringRef::npos) {
+      OS << "\nLLD OPTIONS (" << lld::getLLDVersion() << "):\n";
+      LLDOut = LLDOut.drop_front(Options + strlen("\nOPTIONS:\n"));
+    }
+  }
+  // What LLD prints besides, with our version line for its own.
+  std::string LLDLine = lldVersionLine() + "\n";
+  size_t Version = LLDOut.find(LLDLine);
+  if (Version == StringRef::npos) {
+    OS << LLDOut;
+    return;
+  }
+  OS << LLDOut.take_front(Version) << versionLine()
+     << LLDOut.drop_front(Version + LLDLine.size());
+}
+
+void dropVersionOptions(std::vector<std::string> &LLDArgs) {
+  llvm::erase_if(LLDArgs, [](StringRef Arg) {
+    return Arg == "-v" || Arg == "-V" || Arg == "--v";
+  });
 }
 
 bool linksOffloadRuntime(ArrayRef<std::string> LLDArgs) {

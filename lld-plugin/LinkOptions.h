@@ -79,7 +79,7 @@ struct LinkCommandLine {
   bool InfoOnly = false;
   /// -v or -V: the version first; nothing to link without input files.
   bool PrintsVersion = false;
-  /// --help: LLD's help, then ours (printOffloadHelp).
+  /// --help: our overview and options, then LLD's (printInfo).
   bool Help = false;
 };
 
@@ -89,8 +89,17 @@ llvm::Expected<LinkCommandLine>
 parseLinkCommandLine(llvm::ArrayRef<const char *> Args,
                      llvm::StringRef DefaultRuntimePath);
 
-/// Prints our --offload-* options, one line each, for --help.
-void printOffloadHelp(llvm::raw_ostream &OS);
+/// "<LLD's version line>, ld.lld-offload (lld-offload <version>)\n": what
+/// -v, -V and --version print.
+std::string versionLine();
+
+/// What --version, --help, or -v without input files print: \p LLDOut
+/// (what LLD printed for them) with versionLine() in place of LLD's own
+/// version line and, for --help (\p Help), our overview and options first.
+void printInfo(llvm::raw_ostream &OS, llvm::StringRef LLDOut, bool Help);
+
+/// Removes -v and -V from \p LLDArgs: the version line is ours to print.
+void dropVersionOptions(std::vector<std::string> &LLDArgs);
 
 /// True if \p LLDArgs already link the OpenMP offload runtime.
 bool linksOffloadRuntime(llvm::ArrayRef<std::string> LLDArgs);

@@ -10,6 +10,7 @@
 #define LLD_OFFLOAD_TOOLS_COMMON_TOOLSUPPORT_H
 
 #include "support/MappedFileFaults.h"
+#include "support/Version.h"
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/ADT/Twine.h"
@@ -33,8 +34,8 @@ inline llvm::StringRef ToolName;
 
 /// The start of a tool's main(): InitLLVM for as long as this lives, ToolName
 /// from argv[0], SIGBUS on a mapped file reported as an error about it (see
-/// support/MappedFileFaults.h), and the command line parsed with only
-/// \p Category's options in --help.
+/// support/MappedFileFaults.h), --version naming the tool and lld-offload,
+/// and the command line parsed with only \p Category's options in --help.
 class ToolInit {
 public:
   ToolInit(int &Argc, char **&Argv, llvm::cl::OptionCategory &Category,
@@ -44,6 +45,8 @@ public:
     ToolName = llvm::sys::path::filename(Argv[0]);
     reportMappedFileFaults(ToolName.data());
     llvm::cl::HideUnrelatedOptions(Category);
+    llvm::cl::SetVersionPrinter(
+        [](llvm::raw_ostream &OS) { printToolVersion(OS, ToolName); });
     llvm::cl::ParseCommandLineOptions(Argc, Argv, Overview);
   }
 

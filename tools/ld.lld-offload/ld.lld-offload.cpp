@@ -154,6 +154,16 @@ int linkHost(const LinkCommandLine &CL, ArrayRef<std::string> Extra,
   return Status;
 }
 
+/// What LLD prints for an informational command line (--version, --help),
+/// with what is ours added (LinkOptions' printInfo()).
+int printInfo(const LinkCommandLine &CL) {
+  std::string Out;
+  raw_string_ostream OS(Out);
+  int Status = runLLD(CL.LLDArgs, OS, errs());
+  offload::printInfo(outs(), Out, CL.Help);
+  return Status;
+}
+
 /// The OpenMP offload runtime for a final link whose command line lacks it:
 /// from --offload-runtime-path=<dir> when given, else searched last in the
 /// LLVM library directory.
@@ -547,13 +557,15 @@ int link(ArrayRef<const char *> Argv) {
     timeTraceProfilerCleanup();
   });
 
-  if (CL.Help) {
-    int Status = linkHost(CL, {});
-    printOffloadHelp(outs());
-    return Status;
-  }
+  // --version, --help, or -v without input files: what LLD prints for
+  // them, with our version and options.
   if (CL.InfoOnly || (CL.PrintsVersion && !namesInputFiles(CL.LLDArgs)))
-    return linkHost(CL, {});
+    return printInfo(CL);
+  // -v or -V with input files: the version, then the link.
+  if (CL.PrintsVersion) {
+    outs() << versionLine();
+    dropVersionOptions(CL.LLDArgs);
+  }
 
   // Nothing of ours to do: LLD alone, exactly as ld.lld would link. A fat
   // relocatable link keeps device code as it is: LLD merges the sections.
