@@ -6,6 +6,7 @@
 #include "format/BundleEntryID.h"
 #include "format/OffloadBundle.h"
 
+#include "llvm/ADT/Sequence.h"
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/BinaryFormat/Magic.h"
 #include "llvm/Object/ELFObjectFile.h"
@@ -95,7 +96,7 @@ Error DeviceInputs::scanLoadedInputs(const LoadedInputs &Loaded,
     return HIPUnitsDefined.contains(CUID);
   });
   // Everything loaded is linked, but for the kinds an input registers.
-  for (const Candidate &C : Found)
+  for (Candidate &C : Found)
     if (Error E = take(C))
       return E;
   return Error::success();
@@ -224,7 +225,8 @@ Error DeviceInputs::scanInput(MemoryBufferRef Buffer, StringRef Name,
   size_t Before = Finder.binaries().size();
   if (Error E = Finder.addBuffer(Buffer, Name))
     return E;
-  for (const FoundOffloadBinary &Bin : Finder.binaries().drop_front(Before)) {
+  for (size_t B = Before; B != Finder.binaries().size(); ++B) {
+    const FoundOffloadBinary &Bin = Finder.binaries()[B];
     // Images a relocatable link already linked and registered.
     if (Bin.Origin.Section == RelocatableImagesSection)
       continue;
@@ -235,8 +237,10 @@ Error DeviceInputs::scanInput(MemoryBufferRef Buffer, StringRef Name,
       NoteRegistrar();
       continue;
     }
-    for (const OffloadImage &Image : Bin.Binary.Images)
-      Found->push_back({Image, Name.str(), Bin.Origin.describe()});
+    for (size_t I = 0; I != Bin.Binary.Images.size(); ++I)
+      Found->push_back({Bin.Binary.Images[I], Name.str(), Bin.Origin.describe(),
+                        /*FromBundle=*/false,
+                        /*Taken=*/false, B, I});
   }
   return Error::success();
 }
@@ -286,11 +290,40 @@ Error DeviceInputs::addBundleSection(const SectionRef &Sec, StringRef SecName,
   return Error::success();
 }
 
-Error DeviceInputs::take(const Candidate &C) {
+Error DeviceInputs::load(Candidate &C) {
+  if (!C.Image.isDeferred())
+    return Error::success();
+  // The first image of a binary that is used inflates all of them, in one
+  // pass: the images of one binary (one unit's, for each arch) are linked
+  // together, and one at a time would inflate the binary's start again for
+  // each.
+  auto [It, New] = InflatedImages.try_emplace(C.Binary);
+  if (New) {
+    const OffloadBinary &Bin = Finder.binaries()[C.Binary].Binary;
+    std::vector<SmallVector<char, 0>> Bytes(Bin.Images.size());
+    auto All = llvm::to_vector<4>(llvm::seq<size_t>(0, Bin.Images.size()));
+    if (Error E = streamOffloadImages(Bin, All, [&](size_t I, StringRef Piece) {
+          Bytes[I].append(Piece.begin(), Piece.end());
+          return Error::success();
+        })) {
+      InflatedImages.erase(C.Binary);
+      return E;
+    }
+    for (SmallVector<char, 0> &Image : Bytes)
+      It->second.push_back(Inflated.keep(std::move(Image)));
+  }
+  C.Image.Image = It->second[C.Index];
+  C.Image.DeferredSize.reset();
+  return Error::success();
+}
+
+Error DeviceInputs::take(Candidate &C) {
   // An input registers this kind's images already (clang-linker-wrapper's
   // wrapper object): they are not linked or registered again.
   if (RegisteredKinds.count(C.Image.TheOffloadKind))
     return Error::success();
+  if (Error E = load(C))
+    return E;
   Images.push_back({C.Image, C.Input, C.Where, C.FromBundle});
   return noteSymbols(C.Image, C.Where, Uses[targetKey(C.Image)]);
 }
@@ -400,6 +433,8 @@ Error DeviceInputs::addArchiveMembersDeviceCodeNeeds(
           Joined.push_back(&Use);
       if (Joined.empty())
         continue;
+      if (Error E = load(C))
+        return E;
       SymbolUse Own;
       if (Error E = noteSymbols(C.Image, C.Where, Own))
         return E;

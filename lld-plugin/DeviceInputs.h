@@ -83,6 +83,9 @@ private:
     std::string Input, Where;
     bool FromBundle = false;
     bool Taken = false;
+    /// For an image left compressed (Image.isDeferred()): its binary in
+    /// Finder.binaries() and its index there, to inflate it from.
+    size_t Binary = 0, Index = 0;
   };
   /// Symbols the images of one (offload kind, triple) define and need.
   struct SymbolUse {
@@ -100,12 +103,20 @@ private:
   llvm::Error addBundleSection(const llvm::object::SectionRef &Sec,
                                llvm::StringRef SecName, llvm::StringRef Name,
                                std::vector<Candidate> *Found);
-  llvm::Error take(const Candidate &C);
+  llvm::Error load(Candidate &C);
+  llvm::Error take(Candidate &C);
   llvm::Error noteSymbols(const OffloadImage &Image, llvm::StringRef Where,
                           SymbolUse &Use);
 
   const LinkInputs *Index = nullptr;
-  OffloadBinaryFinder Finder;
+  /// Compressed (v3) binaries are inflated as far as their metadata only:
+  /// an image is inflated when it is linked or its symbols are read
+  /// (load()), so that archive members no device link uses cost nothing.
+  OffloadBinaryFinder Finder{InflateMode::Metadata};
+  /// The images of the compressed binaries inflated so far, by index in
+  /// Finder.binaries(), and their bytes.
+  llvm::DenseMap<size_t, std::vector<llvm::StringRef>> InflatedImages;
+  ByteStore Inflated;
   std::vector<std::unique_ptr<llvm::MemoryBuffer>> Files;
   llvm::StringMap<std::unique_ptr<llvm::object::Archive>> Archives;
   /// Members loaded from each "archive(member)", for duplicate names.
