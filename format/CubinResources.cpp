@@ -123,8 +123,8 @@ Error forEachRecord(StringRef Name, StringRef SecName, StringRef Contents,
       // Without knowing the format there is no knowing where the next record
       // starts.
       return cubinError(Name, R.Offset,
-                        "unknown record format " + Twine(R.Format) + " in " +
-                            SecName + " (expected 1 to 4)");
+                        "unknown record format " + Twine(unsigned(R.Format)) +
+                            " in " + SecName + " (expected 1 to 4)");
     }
     if (Error E = Fn(R))
       return E;
@@ -139,8 +139,8 @@ Error checkShape(StringRef Name, const InfoRecord &R, uint8_t Format,
   if (R.Format != Format)
     return cubinError(Name, R.Offset,
                       Twine(attributeName(R.Attribute)) +
-                          " record has format " + Twine(R.Format) +
-                          ", expected " + Twine(Format));
+                          " record has format " + Twine(unsigned(R.Format)) +
+                          ", expected " + Twine(unsigned(Format)));
   if (Format == EIFMT_SVAL && R.Payload.size() != PayloadSize)
     return cubinError(Name, R.Offset + 2,
                       Twine(attributeName(R.Attribute)) + " record holds " +
@@ -172,14 +172,15 @@ Expected<SMVersion> decodeArch(StringRef Name, StringRef Data) {
     V.Accelerated = Flags & ELF::EF_CUDA_ACCELERATORS_V1;
   } else {
     return cubinError(Name, ELF::EI_ABIVERSION,
-                      "unknown CUDA ELF ABI version " + Twine(ABIVersion) +
+                      "unknown CUDA ELF ABI version " +
+                          Twine(unsigned(ABIVersion)) +
                           " (expected 8 or less)");
   }
   if (V.SM == 0)
     return cubinError(Name, EFlagsOffset,
                       "e_flags 0x" + utohexstr(Flags) +
                           " hold no SM version (CUDA ELF ABI version " +
-                          Twine(ABIVersion) + ")");
+                          Twine(unsigned(ABIVersion)) + ")");
   return V;
 }
 
