@@ -233,7 +233,13 @@ private:
   Error readKernelInfo(Kernel &K, StringRef SecName, StringRef Contents,
                        uint64_t Base);
   Expected<uint32_t> threadCount(const InfoRecord &R) const;
+  /// The kernel whose .text section is \p TextSection, an sh_info from the
+  /// file.
   Kernel *kernelOfSection(uint32_t TextSection) {
+    // DenseMap keeps ~0U and ~0U - 1 for itself: look up section indices
+    // only.
+    if (TextSection >= Sections.size())
+      return nullptr;
     auto It = ByTextSection.find(TextSection);
     return It == ByTextSection.end() ? nullptr : &Kernels[It->second];
   }

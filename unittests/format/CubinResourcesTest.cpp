@@ -65,6 +65,7 @@ struct CubinSpec {
       std::string(MaxRegs128) + Barriers2 + MaxThreads128x2 + ExitOffsets;
   std::string FunctionInfo = ExitOffsets;
   std::string KernelTextInfo = "0";
+  std::string FunctionInfoLink = "5";
   std::string SharedSize = "0x500";
   std::string KernelSymbolExtra = "    Section: .text.k\n";
   /// Extra keys of the .nv.info section (ShOffset, ShSize).
@@ -104,7 +105,9 @@ std::string makeCubin(const CubinSpec &S) {
                      "    Type: 0x70000000\n"
                      "    Flags: [ SHF_INFO_LINK ]\n"
                      "    Link: .symtab\n"
-                     "    Info: 5\n"
+                     "    Info: " +
+                     S.FunctionInfoLink +
+                     "\n"
                      "    AddressAlign: 4\n"
                      "    Content: \"" +
                      S.FunctionInfo +
@@ -261,6 +264,18 @@ TEST(CubinResourcesTest, ArchFromEitherLayoutOfEFlags) {
     EXPECT_EQ(takeOrFail(readCubinArch(MemoryBufferRef(Obj, "t"))), C.Arch)
         << utohexstr(C.Flags);
     EXPECT_EQ(takeOrFail(read(Obj)).at(0).Arch, C.Arch);
+  }
+}
+
+TEST(CubinResourcesTest, LinksToNoSectionAreIgnored) {
+  // Found by fuzz-cubin-resources: an sh_info of ~0U, DenseMap's empty key,
+  // was looked up as a section index.
+  for (const char *Link : {"0xffffffff", "0xfffffffe", "0x50", "0"}) {
+    CubinSpec S;
+    S.FunctionInfoLink = Link;
+    auto Kernels = takeOrFail(read(makeCubin(S)));
+    ASSERT_EQ(Kernels.size(), 1u);
+    EXPECT_EQ(Kernels[0].MaxRegisters, std::optional<uint32_t>(128)) << Link;
   }
 }
 
