@@ -81,8 +81,8 @@ struct CubinKernelResources {
 };
 
 /// True if \p Bytes start like an ELF file for EM_CUDA (190), in either byte
-/// order and class; readCubinResources() reads the 64-bit little-endian ones,
-/// which is what every CUDA toolkit since the 32-bit ones writes.
+/// order and class. readCubinResources() reads only the 64-bit little-endian
+/// ones (what ptxas writes for 64-bit addressing) and refuses the others.
 bool isCubin(llvm::StringRef Bytes);
 
 /// The SM a cubin was compiled for ("sm_90", "sm_90a"), from its ELF header.
