@@ -21,7 +21,7 @@ llvm=/usr/lib/llvm-22
 targets=("$@")
 ((${#targets[@]})) ||
   targets=(offload-binary bundle ccob entry-id find-binaries object-bundle
-           link-args cuda-fatbin device-link)
+           link-args cuda-fatbin cubin-resources device-link)
 
 if [[ ! -f "$fuzz_build/build.ninja" ]]; then
   cmake -S "$root/fuzz" -B "$fuzz_build" -G Ninja \
@@ -154,6 +154,49 @@ if [[ ! -d "$seeds/cuda-fatbin" ]]; then
   python3 "$root/test/offload-inspect/Inputs/make-fatbin.py" "$c/layout" \
     "1:90:0x11:$c/k.ptx" "2:90:0x11:$c/k.ptx"
   rm "$c/k.ptx"
+fi
+
+# Cubins: made by the toolkit's ptxas where it is installed, for an SM of
+# each e_flags layout's era and each shared memory layout, as executables
+# and relocatable objects.
+if [[ ! -d "$seeds/cubin-resources" ]]; then
+  mkdir -p "$seeds/cubin-resources"
+  c=$seeds/cubin-resources
+  ptxas=${CUDA_PATH:-/usr/local/cuda}/bin/ptxas
+  if [[ -x "$ptxas" ]]; then
+    cat > "$c/k.ptx" <<'PTX'
+.version 7.0
+.target sm_75
+.address_size 64
+.visible .entry sh(.param .u64 p) .maxntid 128, 1, 1
+{
+  .shared .align 4 .b8 buf[256];
+  .local .align 4 .b8 loc[64];
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<3>;
+  ld.param.u64 %rd1, [p];
+  mov.u32 %r1, %tid.x;
+  shl.b32 %r2, %r1, 2;
+  mov.u32 %r3, buf;
+  add.u32 %r3, %r3, %r2;
+  st.shared.u32 [%r3], %r1;
+  bar.sync 0;
+  ld.shared.u32 %r1, [%r3+4];
+  mov.u64 %rd2, loc;
+  cvt.u64.u32 %rd1, %r2;
+  and.b64 %rd1, %rd1, 60;
+  add.u64 %rd2, %rd2, %rd1;
+  st.local.u32 [%rd2], %r1;
+  ret;
+}
+.visible .entry _Z4tinyPi(.param .u64 p) .reqntid 32, 2, 1 { ret; }
+PTX
+    for sm in sm_75 sm_90; do
+      "$ptxas" -arch=$sm "$c/k.ptx" -o "$c/$sm.cubin"
+      "$ptxas" -arch=$sm -c "$c/k.ptx" -o "$c/$sm-rel.cubin"
+    done
+    rm "$c/k.ptx"
+  fi
 fi
 
 # ld.lld-offload's command line: argv lines, then response files r0-r2
