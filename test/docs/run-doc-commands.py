@@ -12,7 +12,9 @@ opening fence says what a block is:
   ```sh                      commands: the block fails the document when
                              any command in it fails (as `bash -e` would
                              stop: an ERR trap counts them; pipefail is on)
-  ```sh expect-fail          commands that must exit non-zero (error examples)
+  ```sh expect-fail          an error example: its last command must fail,
+                             and only that one (a failed `cd` before it
+                             would leave the example proving nothing)
   ```sh requires=cuda,...    run only where these features are available
   ```sh norun=test/x.test    not run here (it installs, packages or fuzzes);
                              the named test, which runs it, must exist
@@ -242,12 +244,20 @@ def run_doc(doc, args):
                 log.append(output.rstrip())
                 break
             failures, status = result
-            failed = failures > 0 or status != 0
-            if failed != ("expect-fail" in b.flags):
+            # `source` returning non-zero fired the trap once more.
+            if status != 0:
+                failures -= 1
+            if "expect-fail" in b.flags:
+                # The last command fails, and no command before it did.
+                good = failures == 1 and status != 0
+                why = " (expected its last command, and only that, to fail)"
+            else:
+                good = failures == 0 and status == 0
+                why = ""
+            if not good:
                 ok = False
                 log.append(f"{where}: {failures} command(s) failed, exit "
-                           f"{status}"
-                           + (" (expected a failure)" if not failed else ""))
+                           f"{status}{why}")
                 log.append(b.text.rstrip())
                 log.append(output.rstrip())
     finally:
