@@ -78,6 +78,14 @@ template <int N> __attribute__((global)) void scale(float *P) { P[TID] *= N; }
 template __attribute__((global)) void scale<4>(float *);
 } // namespace tiles
 
+#ifdef CALLS_OTHER_UNIT
+// A kernel whose callee, with its LDS and registers, is in another unit
+// (kernel-resources-callee.hip): with relocatable device code its
+// resources are known only once the device link has run.
+__attribute__((device)) float accumulate(const float *P, unsigned N);
+KERNEL void calls_other_unit(float *P) { P[TID] = accumulate(P, TID); }
+#endif
+
 #ifdef WITH_AGPRS
 // 64 VGPRs and 64 AGPRs: on gfx90a and gfx942 they share one register file,
 // 128 of its 512 registers per lane.

@@ -1,13 +1,17 @@
 #!/usr/bin/env python3
-"""Compares offload-inspect --resources --json with what clang reported.
+"""Compares kernel resources as JSON with what the compiler reported.
 
-    compare-remarks.py REMARKS JSON [--min-kernels N]
+    compare-remarks.py REMARKS JSON [--arch A] [--fields F,...]
+                       [--min-kernels N]
 
 REMARKS is clang's stderr from compiling the same source with
--Rpass-analysis=kernel-resource-usage; JSON is offload-inspect --resources
---json --no-demangle of the code object it made. Every kernel clang reported
-must be in the JSON with the same SGPRs, VGPRs, AGPRs, spills, LDS, scratch,
-dynamic stack and occupancy. Prints one line per difference and a summary;
+-Rpass-analysis=kernel-resource-usage, or ld.lld's from an LTO link with
+-mllvm -pass-remarks-analysis=kernel-resource-usage; JSON is offload-inspect
+--resources --json --no-demangle of the code object that made, or
+ld.lld-offload's --offload-resource-usage=<file> (then --arch picks the
+rows of one arch). Every kernel reported must be in the JSON with the same
+SGPRs, VGPRs, AGPRs, spills, LDS, scratch, dynamic stack and occupancy (or
+only the --fields given). Prints one line per difference and a summary;
 exits 1 if there is a difference.
 
 clang's "VGPRs" are the kernel's own; the code object's count is the one
@@ -23,16 +27,22 @@ import sys
 UNIFIED = ("gfx90a", "gfx942", "gfx950", "gfx9-4-generic")
 
 
+# "<file>:<line>:<col>: remark:     TotalSGPRs: 10 [-Rpass-analysis=...]"
+# from clang, "<unknown>:0:0:     TotalSGPRs: 10" from ld.lld.
+REMARK = re.compile(r"^.*?:\d+:\d+:(?: remark:)?\s+(.+?): (\S+)"
+                    r"(?: \[-Rpass-analysis=kernel-resource-usage\])?$")
+
+
 def read_remarks(path):
     kernels, current = {}, None
     for line in open(path, encoding="utf-8", errors="replace"):
-        m = re.search(r"remark: Function Name: (\S+)", line)
-        if m:
-            current = kernels.setdefault(m.group(1), {})
+        m = REMARK.match(line.rstrip("\n"))
+        if not m:
             continue
-        m = re.search(r"remark:\s+(.+?): (\S+) \[-Rpass-analysis", line)
-        if m and current is not None:
-            current[m.group(1).strip()] = m.group(2)
+        if m.group(1) == "Function Name":
+            current = kernels.setdefault(m.group(2), {})
+        elif current is not None:
+            current[m.group(1)] = m.group(2)
     return kernels
 
 
@@ -40,10 +50,13 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("remarks")
     ap.add_argument("json")
+    ap.add_argument("--arch")
+    ap.add_argument("--fields")
     ap.add_argument("--min-kernels", type=int, default=1)
     a = ap.parse_args()
     remarks = read_remarks(a.remarks)
-    ours = {k["mangled_name"]: k for k in json.load(open(a.json))["kernels"]}
+    ours = {k["mangled_name"]: k for k in json.load(open(a.json))["kernels"]
+            if not a.arch or k["arch"].split(":")[0] == a.arch}
     differences = 0
     compared = 0
     for name, r in sorted(remarks.items()):
@@ -73,6 +86,8 @@ def main():
         }
         if "AGPRs" in r:
             expected["agprs"] = agprs
+        if a.fields:
+            expected = {key: expected[key] for key in a.fields.split(",")}
         for key, want in expected.items():
             if k.get(key) != want:
                 differences += 1
