@@ -9,6 +9,7 @@
 #include "llvm/ADT/StringSet.h"
 #include "llvm/BinaryFormat/ELF.h"
 #include "llvm/BinaryFormat/MsgPackDocument.h"
+#include "llvm/BinaryFormat/MsgPackReader.h"
 #include "llvm/Object/ELFObjectFile.h"
 #include "llvm/Support/AMDHSAKernelDescriptor.h"
 #include "llvm/Support/Endian.h"
@@ -125,6 +126,28 @@ private:
 
 } // namespace
 
+/// True if LLVM 22 names the AMDGCN processor \p Mach (e_flags &
+/// EF_AMDGPU_MACH): ELFObjectFile's getAMDGPUCPUName() reaches
+/// llvm_unreachable, and returns garbage in a release build, for any other
+/// value (found by fuzz-kernel-resources), so it is asked only about these.
+static bool isNamedAMDGCNMach(unsigned Mach) {
+  if (Mach < ELF::EF_AMDGPU_MACH_AMDGCN_FIRST ||
+      Mach > ELF::EF_AMDGPU_MACH_AMDGCN_LAST)
+    return false;
+  // The gap between the last processor and the last generic target.
+  if (Mach > ELF::EF_AMDGPU_MACH_AMDGCN_GFX1251 &&
+      Mach < ELF::EF_AMDGPU_MACH_AMDGCN_GFX9_4_GENERIC)
+    return false;
+  return !is_contained({ELF::EF_AMDGPU_MACH_AMDGCN_RESERVED_0X27,
+                        ELF::EF_AMDGPU_MACH_AMDGCN_RESERVED_0X40,
+                        ELF::EF_AMDGPU_MACH_AMDGCN_RESERVED_0X4B,
+                        ELF::EF_AMDGPU_MACH_AMDGCN_RESERVED_0X4D,
+                        ELF::EF_AMDGPU_MACH_AMDGCN_RESERVED_0X50,
+                        ELF::EF_AMDGPU_MACH_AMDGCN_RESERVED_0X56,
+                        ELF::EF_AMDGPU_MACH_AMDGCN_RESERVED_0X57},
+                       Mach);
+}
+
 /// The processor and the target-ID features that the ELF header's flags fix:
 /// "gfx90a:sramecc+:xnack-". Code object v3 marks a feature on or nothing;
 /// v4 and later say on, off or either ("any", left out, as in target IDs).
@@ -216,9 +239,53 @@ static Expected<MetadataNote> findMetadataNote(const ELFFile<ELFT> &File,
                       "note (its kernels' resources are described there)");
 }
 
+/// Checks that every map key in \p Blob is a scalar. LLVM's msgpack
+/// document keeps a map in a std::map and cannot compare two keys that are
+/// arrays, maps or extensions (it reaches llvm_unreachable): such a note
+/// must be refused before it is read into one.
+static bool hasOnlyScalarMapKeys(StringRef Blob) {
+  msgpack::Reader Reader(Blob);
+  // For each open array or map, the items still to come (two per map
+  // entry) and whether it is a map: in a map, an even count left means the
+  // next item is a key.
+  struct Open {
+    uint64_t ItemsLeft;
+    bool IsMap;
+  };
+  std::vector<Open> Stack;
+  msgpack::Object Obj;
+  while (true) {
+    Expected<bool> Read = Reader.read(Obj);
+    if (!Read) {
+      consumeError(Read.takeError());
+      return true; // malformed: readFromBlob() says so
+    }
+    if (!*Read)
+      return true;
+    bool IsKey =
+        !Stack.empty() && Stack.back().IsMap && Stack.back().ItemsLeft % 2 == 0;
+    bool IsCollection =
+        Obj.Kind == msgpack::Type::Array || Obj.Kind == msgpack::Type::Map;
+    if (IsKey && (IsCollection || Obj.Kind == msgpack::Type::Extension))
+      return false;
+    // A collection is an item of the one it is in, counted before its own
+    // items are.
+    if (!Stack.empty() && --Stack.back().ItemsLeft == 0)
+      Stack.pop_back();
+    if (IsCollection && Obj.Length != 0)
+      Stack.push_back({Obj.Kind == msgpack::Type::Map ? 2 * uint64_t(Obj.Length)
+                                                      : uint64_t(Obj.Length),
+                       Obj.Kind == msgpack::Type::Map});
+  }
+}
+
 /// The kernels the note lists, in its order.
 static Expected<std::vector<KernelMetadata>>
 readMetadata(const MetadataNote &Note, const Problems &Report) {
+  if (!hasOnlyScalarMapKeys(Note.Desc))
+    return Report.at(Note.Offset,
+                     "AMDGPU metadata: a map key is an array, a map or an "
+                     "extension; the note's keys are strings");
   msgpack::Document Doc;
   if (!Doc.readFromBlob(Note.Desc, /*Multi=*/false))
     return Report.at(Note.Offset, "AMDGPU metadata: the note's " +
@@ -333,9 +400,8 @@ static Expected<StringMap<uint64_t>> findDescriptors(const ELFFile<ELFT> &File,
           Sec.sh_offset > File.getBufSize() ||
           File.getBufSize() - Sec.sh_offset < Sec.sh_size)
         return Bad("at 0x" + Twine::utohexstr(Value) +
-                   " does not lie, 64 bytes long, within the contents of "
-                   "section " +
-                   Twine(unsigned(Sym.st_shndx)) + " or the file");
+                   ": its 64 bytes are not within the contents of section " +
+                   Twine(unsigned(Sym.st_shndx)) + " in the file");
       Offsets[*Name] = Sec.sh_offset + (Value - Base);
     }
   }
@@ -372,10 +438,10 @@ makeRow(const KernelMetadata &K, const KernelDescriptor &KD,
   Row.MaxWorkgroupSize = K.MaxWorkgroupSize;
   auto Disagree = [&](StringRef Field, uint64_t InDescriptor, StringRef Key,
                       uint64_t InNote) {
-    return Report.at(KD.Offset, "kernel descriptor of '" + K.Name +
-                                    "': " + Field + " is " +
-                                    Twine(InDescriptor) + ", the metadata's '" +
-                                    Key + "' " + Twine(InNote));
+    return Report.at(
+        KD.Offset, "kernel descriptor of '" + K.Name + "': " + Field + " is " +
+                       Twine(InDescriptor) + " but the metadata note's '" +
+                       Key + "' is " + Twine(InNote));
   };
   if (K.GroupSegment && *K.GroupSegment != KD.GroupSegment)
     return Disagree("group_segment_fixed_size", KD.GroupSegment,
@@ -455,13 +521,14 @@ readAMDGPUKernelResources(StringRef Data, StringRef Location) {
     return Report.at(ELF::EI_ABIVERSION,
                      "AMDGPU code object v2, whose metadata is YAML in an "
                      "older note: only code objects v3 and later are read");
-  std::optional<StringRef> CPU = Obj->tryGetCPUName();
-  StringRef Processor = CPU ? *CPU : StringRef();
-  std::string Arch = Processor.empty()
-                         ? "unknown processor (e_flags 0x" +
-                               utohexstr(Header.e_flags & ELF::EF_AMDGPU_MACH) +
-                               ")"
-                         : getTargetID(Processor, Header.e_flags, ABIVersion);
+  unsigned Mach = Header.e_flags & ELF::EF_AMDGPU_MACH;
+  StringRef Processor;
+  if (isNamedAMDGCNMach(Mach))
+    Processor = Obj->tryGetCPUName().value_or(StringRef());
+  std::string Arch =
+      Processor.empty()
+          ? "unknown processor (e_flags 0x" + utohexstr(Mach) + ")"
+          : getTargetID(Processor, Header.e_flags, ABIVersion);
 
   Expected<MetadataNote> Note = findMetadataNote(File, Report);
   if (!Note)

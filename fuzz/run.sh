@@ -21,7 +21,7 @@ llvm=/usr/lib/llvm-22
 targets=("$@")
 ((${#targets[@]})) ||
   targets=(offload-binary bundle ccob entry-id find-binaries object-bundle
-           link-args cuda-fatbin device-link)
+           link-args cuda-fatbin device-link kernel-resources)
 
 if [[ ! -f "$fuzz_build/build.ninja" ]]; then
   cmake -S "$root/fuzz" -B "$fuzz_build" -G Ninja \
@@ -154,6 +154,20 @@ if [[ ! -d "$seeds/cuda-fatbin" ]]; then
   python3 "$root/test/offload-inspect/Inputs/make-fatbin.py" "$c/layout" \
     "1:90:0x11:$c/k.ptx" "2:90:0x11:$c/k.ptx"
   rm "$c/k.ptx"
+fi
+
+# GPU code objects: clang-22's of the kernels built to use known resources
+# (LDS, spills, dynamic stacks, AGPRs), wave64 and wave32.
+if [[ ! -d "$seeds/kernel-resources" ]]; then
+  mkdir -p "$seeds/kernel-resources"
+  for arch in gfx90a gfx1100; do
+    agprs=()
+    [[ $arch == gfx90a ]] && agprs=(-DWITH_AGPRS)
+    "$llvm/bin/clang" -x hip --offload-arch=$arch --cuda-device-only \
+      --no-gpu-bundle-output -nogpulib -nogpuinc -O2 -c "${agprs[@]}" \
+      "$root/test/Inputs/kernel-resources.hip" \
+      -o "$seeds/kernel-resources/$arch.co"
+  done
 fi
 
 # ld.lld-offload's command line: argv lines, then response files r0-r2
