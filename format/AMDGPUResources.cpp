@@ -307,15 +307,15 @@ readMetadata(const MetadataNote &Note, const Problems &Report) {
                        "AMDGPU metadata: kernel " + Twine(I) + " is not a map");
     KernelMetadata K;
     KernelMap Map(Node.getMap(), "kernel " + Twine(I), Report, Note.Offset);
-    // Each entry read in turn; the first error ends the reading.
+    // Each entry read in turn; the first error is the one reported.
     Error Err = Error::success();
     auto Take = [&](auto Value, auto &Into) {
-      if (Err)
-        return;
-      if (!Value)
-        Err = Value.takeError();
-      else
+      if (Value)
         Into = std::move(*Value);
+      else if (Err)
+        consumeError(Value.takeError());
+      else
+        Err = Value.takeError();
     };
     std::optional<std::string> Name, Symbol;
     Take(Map.string(".name"), Name);
