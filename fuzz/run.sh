@@ -179,7 +179,7 @@ if [[ ! -d "$seeds/link-args" ]]; then
   printf -- '@r0\n-shared\0--offload-verbose -r @r1\0-omagic --offload-compress=9 --offload-compress-version=2' > "$l/nested"
   printf -- '@r0\0@r0 --no-offload' > "$l/recursive"
   printf -- '@r1\0\0"a b" '"'"'c d'"'"' e\\ f\n--offload-device-lib=nvptx64-nvidia-cuda=libdev.a --output=x -Map m' > "$l/quotes"
-  printf -- '--offload-jobs=jobserver\n--offload-relocatable=link\n-r\n--offload-device-linker-arg=amdgcn-amd-amdhsa=-O2\n--offload-extract=gfx90a\n--offload-large-fatbin-threshold=4096\n--offload-cuda-path=/cuda' > "$l/options"
+  printf -- '--offload-jobs=jobserver\n--offload-relocatable=link\n-r\n--offload-device-linker-arg=amdgcn-amd-amdhsa=-O2\n--offload-extract=gfx90a\n--offload-large-fatbin-threshold=4096\n--offload-cuda-path=/cuda\n--offload-resource-usage\n--offload-resource-usage=r.json' > "$l/options"
 fi
 
 # LLVM's own allocations (WritableMemoryBuffer, objcopy) ask for whatever a
