@@ -21,7 +21,7 @@ llvm=/usr/lib/llvm-22
 targets=("$@")
 ((${#targets[@]})) ||
   targets=(offload-binary bundle ccob entry-id find-binaries object-bundle
-           link-args cuda-fatbin cubin-resources device-link)
+           link-args cuda-fatbin cubin-resources device-link kernel-resources)
 
 if [[ ! -f "$fuzz_build/build.ninja" ]]; then
   cmake -S "$root/fuzz" -B "$fuzz_build" -G Ninja \
@@ -199,6 +199,20 @@ PTX
   fi
 fi
 
+# GPU code objects: clang-22's of the kernels built to use known resources
+# (LDS, spills, dynamic stacks, AGPRs), wave64 and wave32.
+if [[ ! -d "$seeds/kernel-resources" ]]; then
+  mkdir -p "$seeds/kernel-resources"
+  for arch in gfx90a gfx1100; do
+    agprs=()
+    [[ $arch == gfx90a ]] && agprs=(-DWITH_AGPRS)
+    "$llvm/bin/clang" -x hip --offload-arch=$arch --cuda-device-only \
+      --no-gpu-bundle-output -nogpulib -nogpuinc -O2 -c "${agprs[@]}" \
+      "$root/test/Inputs/kernel-resources.hip" \
+      -o "$seeds/kernel-resources/$arch.co"
+  done
+fi
+
 # ld.lld-offload's command line: argv lines, then response files r0-r2
 # (see fuzz/fuzz-link-args.cpp), nested and recursive.
 if [[ ! -d "$seeds/link-args" ]]; then
@@ -208,7 +222,7 @@ if [[ ! -d "$seeds/link-args" ]]; then
   printf -- '@r0\n-shared\0--offload-verbose -r @r1\0-omagic --offload-compress=9 --offload-compress-version=2' > "$l/nested"
   printf -- '@r0\0@r0 --no-offload' > "$l/recursive"
   printf -- '@r1\0\0"a b" '"'"'c d'"'"' e\\ f\n--offload-device-lib=nvptx64-nvidia-cuda=libdev.a --output=x -Map m' > "$l/quotes"
-  printf -- '--offload-jobs=jobserver\n--offload-relocatable=link\n-r\n--offload-device-linker-arg=amdgcn-amd-amdhsa=-O2\n--offload-extract=gfx90a\n--offload-large-fatbin-threshold=4096\n--offload-cuda-path=/cuda' > "$l/options"
+  printf -- '--offload-jobs=jobserver\n--offload-relocatable=link\n-r\n--offload-device-linker-arg=amdgcn-amd-amdhsa=-O2\n--offload-extract=gfx90a\n--offload-large-fatbin-threshold=4096\n--offload-cuda-path=/cuda\n--offload-resource-usage\n--offload-resource-usage=r.json' > "$l/options"
 fi
 
 # LLVM's own allocations (WritableMemoryBuffer, objcopy) ask for whatever a

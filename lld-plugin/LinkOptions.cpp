@@ -47,10 +47,12 @@ static constexpr StringLiteral ValueOptions[] = {
     "offload-relocatable",
     "offload-runtime-path"};
 
-/// Our options that take none (--offload-compress takes one joined only).
+/// Our options that take none (--offload-compress and
+/// --offload-resource-usage take one joined only: the next argument is
+/// never theirs).
 static constexpr StringLiteral FlagOptions[] = {
-    "no-offload", "offload-compress", "offload-dry-run", "offload-save-temps",
-    "offload-verbose"};
+    "no-offload",         "offload-compress",       "offload-dry-run",
+    "offload-save-temps", "offload-resource-usage", "offload-verbose"};
 
 /// "unknown option '--offload-job'; did you mean '--offload-jobs'?"
 static Error unknownOption(StringRef Arg) {
@@ -146,6 +148,13 @@ static Error parseOffloadOption(StringRef Arg, OffloadOptions &O) {
     if (!Policy)
       return usage("--offload-cache-policy: " + toString(Policy.takeError()));
     O.CachePolicy = Value.str();
+  } else if (Name == "offload-resource-usage") {
+    O.PrintResourceUsage = true;
+  } else if (Key == "offload-resource-usage" && HasValue) {
+    if (Value.empty())
+      return usage("--offload-resource-usage=: expected a file name for the "
+                   "JSON report");
+    O.ResourceUsageFile = Value.str();
   } else if (!HasValue && is_contained(ValueOptions, Key)) {
     return usage("--" + Key + " needs a value: --" + Key + "=<value>");
   } else {
@@ -248,6 +257,8 @@ static void printOffloadOptions(raw_ostream &OS) {
        "With -r: keep device code fat (default) or link it now"},
       {"--offload-runtime-path=<dir>",
        "Take the offload runtime (libomptarget.so) from <dir>"},
+      {"--offload-resource-usage[=<file>]",
+       "Print the linked kernels' resources (to <file>: as JSON)"},
       {"--offload-save-temps", "Keep intermediates in <output>.offload-temps/"},
       {"--offload-verbose", "Print the images, commands and pass times"},
   };

@@ -64,6 +64,10 @@ struct OffloadOptions {
   /// --offload-cache-policy=<policy>: how the cache is pruned, in the
   /// syntax of --thinlto-cache-policy.
   std::string CachePolicy;
+  /// --offload-resource-usage: the linked kernels' resources as a table on
+  /// stderr; --offload-resource-usage=<file>: as JSON in <file>.
+  bool PrintResourceUsage = false;
+  std::string ResourceUsageFile;
 };
 
 /// The command line split in two.

@@ -13,6 +13,7 @@
 #include "lld-plugin/LinkOptions.h"
 #include "lld-plugin/NVPTXLink.h"
 #include "lld-plugin/RegisterImages.h"
+#include "lld-plugin/ResourceUsage.h"
 #include "lld-plugin/RunLLD.h"
 #include "lld-plugin/WorkDir.h"
 #include "support/CleanupGuard.h"
@@ -463,6 +464,13 @@ Linked linkWithDeviceCode(const LinkCommandLine &CL, DeviceWork &Work,
     if (Error E = runDeviceLinks(Links, Opts, Self, Dir))
       return linkError(std::move(E));
   }
+
+  // Show the linked kernels' resources, when asked.
+  auto Warn = [](Error W) {
+    logAllUnhandledErrors(std::move(W), WithColor::warning(errs(), ToolName));
+  };
+  if (Error E = reportResourceUsage(Links, Opts, CL.Output, errs(), Warn))
+    return linkError(std::move(E));
 
   // A relocatable output that links device code now keeps its own entries
   // section, so that it registers its images and no others.

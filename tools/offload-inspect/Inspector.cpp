@@ -70,6 +70,8 @@ InspectNode Inspector::inspectFile(StringRef Path) {
   Buffers.push_back(std::move(*Buffer));
   Root.Size = Data.size();
   Root.FileOffset = 0;
+  Root.Data = Data;
+  Root.Location = Path.str();
   Context Ctx;
   Ctx.FileData = Data;
   Ctx.Location = Path.str();
@@ -167,6 +169,8 @@ void Inspector::walkArchive(MemoryBufferRef Buffer, const Context &Ctx,
     }
     Member.Size = MB->getBufferSize();
     Member.FileOffset = fileOffset(InMember, MB->getBufferStart());
+    Member.Data = MB->getBuffer();
+    Member.Location = InMember.Location;
     walkBuffer(MB->getBuffer(), InMember, Member);
     Into.Children.push_back(std::move(Member));
   }

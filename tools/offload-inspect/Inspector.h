@@ -62,10 +62,11 @@ struct InspectNode {
   std::string OffloadKind, Triple, Arch, ImageKind;
   /// The stored size of a compressed image (Size is then the inflated one).
   std::optional<uint64_t> CompressedSize;
-  /// Where the image sits, as a chain from the file.
+  /// Where an image or a file (an input, an archive member) sits, as a
+  /// chain from the input.
   std::string Location;
-  /// The image bytes, inflated; only the first of them when the image sits
-  /// in a compressed bundle and needs no walking (see Extract).
+  /// The bytes of an image or a file, inflated; only the first of an image
+  /// that sits in a compressed bundle and needs no walking (see Extract).
   llvm::StringRef Data;
   /// Set when Data holds only the image's first bytes: writes the whole
   /// image, inflating it again from its compressed bundle.

@@ -1,14 +1,20 @@
 //===- offload-inspect.cpp - Which devices does this binary carry? --------===//
 //
 //   offload-inspect [--json] [--extract=<dir>] <file>...
+//   offload-inspect --resources [--json] [--no-demangle] <file>...
 //
 // Lists every device image in objects, archives, linked programs, bundles,
 // compressed bundles, OffloadBinaries and CUDA fat binaries, recursively, as
-// an indented tree or as JSON, and can write each image to a file.
+// an indented tree or as JSON, and can write each image to a file. With
+// --resources it lists the kernels of every GPU code object among them
+// instead, with the registers, memory and occupancy each one uses.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Inspector.h"
+#include "Resources.h"
+
+#include "format/KernelResourceTable.h"
 
 #include "support/AtomicOutput.h"
 #include "tools/common/ToolSupport.h"
@@ -45,6 +51,18 @@ static cl::opt<bool> VerifyHashes(
     cl::desc("Inflate compressed bundles to their end and check their MD5 "
              "hashes (otherwise only what is shown is inflated)"),
     cl::cat(Category));
+
+static cl::opt<bool> Resources(
+    "resources",
+    cl::desc("List the kernels of every GPU code object with their "
+             "resources (registers, spills, LDS, scratch, occupancy) instead "
+             "of the images"),
+    cl::cat(Category));
+
+static cl::opt<bool>
+    NoDemangle("no-demangle",
+               cl::desc("With --resources: show kernel names as stored"),
+               cl::cat(Category));
 
 using Type = InspectNode::Type;
 
@@ -238,6 +256,38 @@ static void printJSON(raw_ostream &OS, ArrayRef<InspectNode> Roots,
 }
 
 //===----------------------------------------------------------------------===//
+// --resources
+//===----------------------------------------------------------------------===//
+
+static void printResources(raw_ostream &OS, ArrayRef<InputKernels> Inputs) {
+  for (auto [I, Input] : enumerate(Inputs)) {
+    if (I != 0)
+      OS << "\n";
+    if (Input.Kernels.empty())
+      OS << Input.Input << ": no GPU kernels\n";
+    else
+      printKernelResourceTable(OS, Input.Kernels, !NoDemangle);
+  }
+}
+
+static void printResourcesJSON(raw_ostream &OS, ArrayRef<InputKernels> Inputs,
+                               ArrayRef<std::string> Errors) {
+  json::OStream J(OS, /*IndentSize=*/2);
+  J.object([&] {
+    J.attributeArray("kernels", [&] {
+      for (const InputKernels &Input : Inputs)
+        for (const KernelResources &Kernel : Input.Kernels)
+          writeKernelResourcesJSON(J, Kernel, !NoDemangle);
+    });
+    J.attributeArray("errors", [&] {
+      for (const std::string &E : Errors)
+        J.value(E);
+    });
+  });
+  OS << "\n";
+}
+
+//===----------------------------------------------------------------------===//
 // --extract
 //===----------------------------------------------------------------------===//
 
@@ -286,7 +336,8 @@ int main(int Argc, char **Argv) {
   ToolInit Init(
       Argc, Argv, Category,
       "Lists the device images that objects, archives, programs, offload "
-      "bundles, OffloadBinaries and CUDA fat binaries carry.\n");
+      "bundles, OffloadBinaries and CUDA fat binaries carry, or with "
+      "--resources the resources of their GPU kernels.\n");
 
   Inspector Inspect;
   Inspect.VerifyHashes = VerifyHashes;
@@ -296,15 +347,23 @@ int main(int Argc, char **Argv) {
 
   // Everything that could be read is printed, malformed parts marked in
   // place; the errors then go to stderr and the exit code says so.
-  if (JSON)
-    printJSON(outs(), Roots, Inspect.errors());
-  else
+  std::vector<std::string> Errors = Inspect.errors();
+  if (Resources) {
+    std::vector<InputKernels> Kernels = findKernelResources(Roots, Errors);
+    if (JSON)
+      printResourcesJSON(outs(), Kernels, Errors);
+    else
+      printResources(outs(), Kernels);
+  } else if (JSON) {
+    printJSON(outs(), Roots, Errors);
+  } else {
     for (const InspectNode &Root : Roots)
       printTree(outs(), Root, /*IsRoot=*/true, 0);
+  }
   outs().flush();
 
   bool Failed = false;
-  for (const std::string &E : Inspect.errors()) {
+  for (const std::string &E : Errors) {
     reportError(E);
     Failed = true;
   }

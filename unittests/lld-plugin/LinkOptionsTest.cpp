@@ -55,4 +55,28 @@ TEST(LinkOptions, ProbeWithAValueMissingAtTheEnd) {
   }
 }
 
+// --offload-resource-usage takes its file joined only: written alone, the
+// argument after it is the link's, not a file name.
+TEST(LinkOptions, ResourceUsageTakesAJoinedFileOnly) {
+  LinkCommandLine Alone = parse({"--offload-resource-usage", "a.o"});
+  EXPECT_TRUE(Alone.Offload.PrintResourceUsage);
+  EXPECT_TRUE(Alone.Offload.ResourceUsageFile.empty());
+  EXPECT_EQ(Alone.LLDArgs, std::vector<std::string>{"a.o"});
+
+  LinkCommandLine ToFile = parse({"-offload-resource-usage=r.json", "a.o"});
+  EXPECT_FALSE(ToFile.Offload.PrintResourceUsage);
+  EXPECT_EQ(ToFile.Offload.ResourceUsageFile, "r.json");
+  EXPECT_EQ(ToFile.LLDArgs, std::vector<std::string>{"a.o"});
+
+  LinkCommandLine Both = parse(
+      {"--offload-resource-usage", "--offload-resource-usage=r.json", "a.o"});
+  EXPECT_TRUE(Both.Offload.PrintResourceUsage);
+  EXPECT_EQ(Both.Offload.ResourceUsageFile, "r.json");
+
+  std::vector<const char *> Empty = {"--offload-resource-usage=", "a.o"};
+  EXPECT_NE(errorMessage(parseLinkCommandLine(Empty, "/rt"))
+                .find("expected a file name"),
+            std::string::npos);
+}
+
 } // namespace

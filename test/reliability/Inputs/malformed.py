@@ -229,6 +229,60 @@ def main():
     inner = ar([("bad.o", bad)])
     add("archive-nested-bad", ar([("inner.a", inner)]), "archive")
 
+    # --- AMDGPU code objects, for offload-inspect --resources ----------------
+    co = S("gfx90a.co")
+    name, hdr, off, size = section(co, ".note")
+    # The first note: namesz, descsz, type, "AMDGPU\0" padded to 8, desc.
+    desc = off + 12 + 8
+    descsz = struct.unpack_from("<I", co, off + 4)[0]
+    b = co[:]; b[desc:desc + 16] = b"\xc1" * 16
+    add("co-note-not-msgpack", b, "codeobject")
+    b = co[:]; u32(b, off + 4, 0x7FFFFFF0); add("co-note-size-huge", b,
+                                                 "codeobject")
+    b = co[:]; u32(b, off + 8, 31); add("co-note-no-metadata", b, "codeobject")
+    b = co[:]; u64(b, hdr + 0x18, len(co) + 64)
+    add("co-note-section-past-eof", b, "codeobject")
+    # An entry of the wrong type: a small count (a positive fixint) made
+    # `true`.
+    b = co[:]
+    i = b.index(b"\xab.vgpr_count", desc, desc + descsz) + 12
+    assert b[i] < 0x80
+    b[i] = 0xC3
+    add("co-note-vgpr-count-bool", b, "codeobject")
+    # A kernel whose descriptor symbol the note names wrong.
+    b = co[:]
+    i = b.index(b"big_lds.kd", desc, desc + descsz)
+    b[i + 9:i + 10] = b"X"
+    add("co-note-descriptor-unknown", b, "codeobject")
+    # The descriptor symbol, in every symbol table, moved out of its section
+    # or given the wrong group segment size.
+    sections = elf_sections(co)
+    kd_offset = None
+    bad_value = co[:]
+    for sname, shdr, soff, ssize in sections:
+        stype = struct.unpack_from("<I", co, shdr + 4)[0]
+        if stype not in (2, 11):  # SHT_SYMTAB, SHT_DYNSYM
+            continue
+        link = struct.unpack_from("<I", co, shdr + 0x28)[0]
+        stroff = sections[link][2]
+        for e in range(soff, soff + ssize, 24):
+            nameoff = struct.unpack_from("<I", co, e)[0]
+            end = co.index(b"\0", stroff + nameoff)
+            if co[stroff + nameoff:end] != b"big_lds.kd":
+                continue
+            shndx = struct.unpack_from("<H", co, e + 6)[0]
+            value = r64(co, e + 8)
+            target = sections[shndx][1]
+            kd_offset = (value - r64(co, target + 0x10)
+                         + r64(co, target + 0x18))
+            u64(bad_value, e + 8, 1 << 62)
+    add("co-descriptor-past-section", bad_value, "codeobject")
+    b = co[:]; u32(b, kd_offset, struct.unpack_from("<I", co, kd_offset)[0] + 4)
+    add("co-descriptor-lds-disagrees", b, "codeobject")
+    b = co[:]; b[7] = 65; add("co-os-abi-pal", b, "codeobject")
+    b = co[:]; b[8] = 0; add("co-code-object-v2", b, "codeobject")
+    add("co-truncated", co[:len(co) // 2], "codeobject")
+
     # --- commands per kind ---------------------------------------------------
     T = "x86_64-pc-linux-gnu"
 
@@ -264,6 +318,11 @@ def main():
             inspect = [c[:1] + ["--verify-hashes"] + c[1:] for c in inspect]
         if kind == "binwhole":
             return [wrap]
+        # Only --resources reads a code object's notes and descriptors.
+        if kind == "codeobject":
+            return [[a.inspect, "--resources", f],
+                    [a.inspect, "--resources", "--json", f],
+                    [a.inspect, "--resources", "--no-demangle", f]]
         return inspect + {
             "bin": [lst, extract, extract_ar, wrap],
             "bundle": ([] if name in header_cut else [blist("bc")]) +

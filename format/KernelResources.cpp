@@ -1,0 +1,40 @@
+//===- format/KernelResources.cpp - What a GPU kernel uses ----------------===//
+
+#include "format/KernelResources.h"
+
+#include "format/AMDGPUResources.h"
+
+#include "llvm/BinaryFormat/ELF.h"
+#include "llvm/BinaryFormat/Magic.h"
+#include "llvm/Support/Endian.h"
+
+using namespace llvm;
+
+namespace offload {
+
+Expected<std::vector<KernelResources>> readKernelResources(StringRef Data,
+                                                           StringRef Location) {
+  switch (identify_magic(Data)) {
+  case file_magic::elf_relocatable:
+  case file_magic::elf_executable:
+  case file_magic::elf_shared_object:
+    break;
+  default:
+    return std::vector<KernelResources>();
+  }
+  // e_machine sits at 18 in both ELF classes; a code object's vendor picks
+  // its reader.
+  if (Data.size() < 20)
+    return std::vector<KernelResources>();
+  bool BigEndian = Data[ELF::EI_DATA] == ELF::ELFDATA2MSB;
+  uint16_t Machine = BigEndian ? support::endian::read16be(Data.data() + 18)
+                               : support::endian::read16le(Data.data() + 18);
+  switch (Machine) {
+  case ELF::EM_AMDGPU:
+    return readAMDGPUKernelResources(Data, Location);
+  default:
+    return std::vector<KernelResources>();
+  }
+}
+
+} // namespace offload
