@@ -38,6 +38,8 @@ std::optional<std::string> number(const std::optional<T> &V) {
 static std::vector<Column> getColumns() {
   return {
       {"ARCH", false, [](const KernelResources &R) { return R.Arch; }},
+      {"REGS", true,
+       [](const KernelResources &R) { return number(R.Registers); }},
       {"SGPRS", true, [](const KernelResources &R) { return number(R.SGPRs); }},
       {"VGPRS", true, [](const KernelResources &R) { return number(R.VGPRs); }},
       {"AGPRS", true, [](const KernelResources &R) { return number(R.AGPRs); }},
@@ -52,6 +54,8 @@ static std::vector<Column> getColumns() {
        [](const KernelResources &R) { return number(R.LDSBytes); }},
       {"SCRATCH", true,
        [](const KernelResources &R) { return number(R.ScratchBytes); }},
+      {"CONST", true,
+       [](const KernelResources &R) { return number(R.ConstantBytes); }},
       {"STACK", false,
        [](const KernelResources &R) -> std::optional<std::string> {
          if (!R.DynamicStack)
@@ -125,6 +129,7 @@ void writeKernelResourcesJSON(json::OStream &J, const KernelResources &Row,
     J.attribute("arch", Row.Arch);
     J.attribute("kernel", getKernelDisplayName(Row, Demangle));
     J.attribute("mangled_name", Row.Name);
+    Optional("registers", Row.Registers);
     Optional("sgprs", Row.SGPRs);
     Optional("vgprs", Row.VGPRs);
     Optional("agprs", Row.AGPRs);
@@ -132,6 +137,7 @@ void writeKernelResourcesJSON(json::OStream &J, const KernelResources &Row,
     Optional("vgpr_spills", Row.VGPRSpills);
     Optional("lds_bytes", Row.LDSBytes);
     Optional("scratch_bytes", Row.ScratchBytes);
+    Optional("constant_bytes", Row.ConstantBytes);
     Optional("dynamic_stack", Row.DynamicStack);
     Optional("wavefront_size", Row.WavefrontSize);
     Optional("max_workgroup_size", Row.MaxWorkgroupSize);

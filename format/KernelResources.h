@@ -42,12 +42,17 @@ struct KernelResources {
   std::optional<uint32_t> SGPRs, VGPRs, AGPRs;
   /// AMDGPU: how many scalar and vector registers were spilled to memory.
   std::optional<uint32_t> SGPRSpills, VGPRSpills;
+  /// CUDA: registers per thread ("Used N registers" in ptxas -v).
+  std::optional<uint32_t> Registers;
   /// Work-group memory (LDS, CUDA shared memory) the kernel allocates
   /// statically, in bytes per work-group.
   std::optional<uint64_t> LDSBytes;
   /// Scratch memory (private, CUDA local) in bytes per work-item, not
-  /// counting a dynamic stack.
+  /// counting a dynamic stack. (CUDA: the kernel's stack frame, where spills
+  /// go.)
   std::optional<uint64_t> ScratchBytes;
+  /// CUDA: the kernel's constant bank 0 (parameters and constants), bytes.
+  std::optional<uint64_t> ConstantBytes;
   /// The stack's size is not known at compile time (recursion, dynamic
   /// alloca, indirect calls): ScratchBytes is the least the kernel takes.
   std::optional<bool> DynamicStack;

@@ -418,10 +418,11 @@ TEST(KernelResourceTable, JSONHasEveryKeyForEveryRow) {
   writeKernelResourcesJSON(J, Row, /*Demangle=*/true);
   EXPECT_EQ(Out, "{\"container\":\"\",\"triple\":\"\",\"arch\":\"\","
                  "\"kernel\":\"kernel(int*)\",\"mangled_name\":\"_Z6kernelPi\","
+                 "\"registers\":null,"
                  "\"sgprs\":10,\"vgprs\":null,\"agprs\":null,"
                  "\"sgpr_spills\":null,\"vgpr_spills\":null,"
                  "\"lds_bytes\":null,\"scratch_bytes\":null,"
-                 "\"dynamic_stack\":null,\"wavefront_size\":null,"
+                 "\"constant_bytes\":null,\"dynamic_stack\":null,\"wavefront_size\":null,"
                  "\"max_workgroup_size\":null,\"waves_per_simd\":null}");
 }
 
