@@ -4,7 +4,6 @@
 
 #include "lld-plugin/LinkOptions.h"
 
-#include "lld/Common/CommonLinkerContext.h"
 #include "lld/Common/Driver.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringExtras.h"
@@ -25,35 +24,16 @@ namespace offload {
 
 static bool LLDUsable = true;
 
-/// True while the last link's state is kept (see runLLD()).
-static bool LLDStateKept = false;
-
 int runLLD(llvm::ArrayRef<std::string> Args, llvm::raw_ostream &Out,
            llvm::raw_ostream &Err) {
-  // What lld::lldMain() does, but for freeing the link's state at its end:
-  // for a large program that is tens of milliseconds of destructors (every
-  // section and symbol) that ld.lld never pays (it exits without them).
-  // The state is freed here, before the next link, if there is one.
-  if (LLDStateKept)
-    lld::CommonLinkerContext::destroy();
-  LLDStateKept = false;
   llvm::SmallVector<const char *, 64> Argv;
+  // The flavor comes from argv[0]; "ld.lld" selects the ELF driver.
   Argv.push_back("ld.lld");
   for (const std::string &Arg : Args)
     Argv.push_back(Arg.c_str());
-  bool Linked = false;
-  // LLD's fatal errors unwind to here (as in lld::lldMain()); its state is
-  // lost with them.
-  llvm::CrashRecoveryContext Recovery;
-  if (!Recovery.RunSafely([&] {
-        Linked = lld::elf::link(Argv, Out, Err, /*exitEarly=*/false,
-                                /*disableOutput=*/false);
-      })) {
-    LLDUsable = false;
-    return Recovery.RetCode;
-  }
-  LLDStateKept = true;
-  return Linked ? 0 : 1;
+  lld::Result R = lld::lldMain(Argv, Out, Err, {{lld::Gnu, &lld::elf::link}});
+  LLDUsable = R.canRunAgain;
+  return R.retCode;
 }
 
 int runLLDCapturing(llvm::ArrayRef<std::string> Args, std::string &Out,
