@@ -298,4 +298,28 @@ TEST_F(LinkInputsTest, OmittedArchiveNeededWhenItWouldGiveAMember) {
   EXPECT_TRUE(omittedArchivesNeeded(path("gone.o") + "\n", Libs));
 }
 
+TEST_F(LinkInputsTest, OmittedArchiveSymbolTablesOfEveryKind) {
+  std::string Image = write("image.o", objectWithSymbols({"main"}, {"foo"}));
+  std::vector<std::string> Search = {"-L" + Dir.str().str()};
+  auto Needed = [&](StringRef Lib) {
+    DeviceLinkLibraries Libs = omitStaticArchives({("-l" + Lib).str()}, Search);
+    Libs.LeadingLines = 1;
+    return omittedArchivesNeeded(Image + "\n", Libs);
+  };
+  // A thin archive's symbol table is read as a regular one's.
+  archive("libthin.a", {{"foo.o", objectWithSymbols({"foo"}, {})}},
+          /*Thin=*/true);
+  EXPECT_TRUE(Needed("thin"));
+  // A symbol table whose size runs past the file, or a file cut inside it,
+  // is not read as one: the archive cannot be read, and so counts as needed.
+  std::string Header = "/               0           0     0     0       ";
+  write("libpast.a", "!<arch>\n" + Header + "999999    `\n" + "\0\0\0\0");
+  EXPECT_TRUE(Needed("past"));
+  write("libcut.a", "!<arch>\n/       ");
+  EXPECT_TRUE(Needed("cut"));
+  // An archive without a symbol table and without members gives nothing.
+  write("libempty.a", "!<arch>\n");
+  EXPECT_FALSE(Needed("empty"));
+}
+
 } // namespace
