@@ -9,6 +9,7 @@
 #include "lld-plugin/DeviceLink.h"
 #include "lld-plugin/DeviceLinkCache.h"
 #include "lld-plugin/DevicePlan.h"
+#include "lld-plugin/LinkChecks.h"
 #include "lld-plugin/LinkInputs.h"
 #include "lld-plugin/LinkOptions.h"
 #include "lld-plugin/NVPTXLink.h"
@@ -163,105 +164,6 @@ int printInfo(const LinkCommandLine &CL) {
   int Status = runLLD(CL.LLDArgs, OS, errs());
   offload::printInfo(outs(), Out, CL.Help);
   return Status;
-}
-
-/// The OpenMP offload runtime for a final link whose command line lacks it:
-/// from --offload-runtime-path=<dir> when given, else searched last in the
-/// LLVM library directory.
-std::vector<std::string> runtimeArguments(const LinkCommandLine &CL) {
-  if (CL.Relocatable || linksOffloadRuntime(CL.LLDArgs))
-    return {};
-  if (CL.Offload.RuntimePathGiven) {
-    SmallString<128> Runtime(CL.Offload.RuntimePath);
-    sys::path::append(Runtime, "libomptarget.so");
-    return {"--push-state", "-Bdynamic", Runtime.str().str(), "--pop-state"};
-  }
-  return {"--push-state", "-Bdynamic", "-L" + CL.Offload.RuntimePath,
-          "-lomptarget", "--pop-state"};
-}
-
-/// Fails if the host link cannot find the offload runtime that
-/// runtimeArguments() names: LLD would say only "unable to find library".
-Error checkRuntime(const LinkCommandLine &CL) {
-  std::vector<std::string> Args = runtimeArguments(CL);
-  if (Args.empty())
-    return Error::success();
-  const OffloadOptions &Opts = CL.Offload;
-  SmallString<128> Named(Opts.RuntimePath);
-  sys::path::append(Named, "libomptarget.so");
-  if (Opts.RuntimePathGiven ? sys::fs::exists(Named) : [&] {
-        SearchPaths Paths = getSearchPaths(CL.LLDArgs);
-        Paths.Dirs.push_back(Opts.RuntimePath);
-        return searchLibrary("omptarget", Paths.Dirs, Paths.Sysroot, false)
-            .has_value();
-      }())
-    return Error::success();
-  return createStringError(
-      inconvertibleErrorCode(),
-      "unable to find library -lomptarget, which the host link needs for "
-      "OpenMP device code: " +
-          Twine(Opts.RuntimePathGiven
-                    ? "there is no " + Named.str().str() +
-                          " (--offload-runtime-path=)"
-                    : std::string("it is in no library directory")) +
-          "; install liboffload (Debian: liboffload-22-dev) or give its "
-          "directory with --offload-runtime-path=<dir>");
-}
-
-/// OpenMP device code with GNU's OpenMP runtime (clang -fopenmp=libgomp):
-/// libomptarget would run beside libgomp, two OpenMP runtimes in one
-/// process. clang's pipeline refuses -fopenmp-targets with libgomp too.
-Error checkOpenMPRuntime(const LinkCommandLine &CL,
-                         ArrayRef<DeviceLinkJob> Jobs) {
-  bool OpenMP = llvm::any_of(Jobs, [](const DeviceLinkJob &Job) {
-    return Job.Kind == OffloadKind::OpenMP;
-  });
-  bool GOMP = llvm::any_of(CL.LLDArgs, [](StringRef Arg) {
-    return Arg == "-lgomp" || Arg == "-l:libgomp.so" ||
-           sys::path::filename(Arg).starts_with("libgomp.");
-  });
-  if (!OpenMP || !GOMP)
-    return Error::success();
-  return createStringError(
-      inconvertibleErrorCode(),
-      "OpenMP device code needs LLVM's OpenMP runtime (libomp), but this "
-      "link names GNU's (libgomp, from clang -fopenmp=libgomp): two OpenMP "
-      "runtimes in one program; link with -fopenmp (libomp), as clang "
-      "refuses -fopenmp-targets with libgomp");
-}
-
-/// Options that name a triple (--offload-device-lib=<triple>=<file>,
-/// --offload-device-linker-arg=<triple>=<arg>) and no device link of this
-/// link is for it: a warning naming the triples there are. A device
-/// library that does not exist is an error.
-Error checkTripleOptions(const OffloadOptions &Opts,
-                         ArrayRef<DeviceLinkJob> Jobs) {
-  for (const auto &[TripleName, Lib] : Opts.DeviceLibs)
-    if (!sys::fs::exists(Lib))
-      return createStringError(inconvertibleErrorCode(),
-                               "--offload-device-lib: no such file '" + Lib +
-                                   "'");
-  std::vector<std::string> Used;
-  for (const DeviceLinkJob &Job : Jobs)
-    if (!is_contained(Used, Job.TargetTriple.str()))
-      Used.push_back(Job.TargetTriple.str());
-  auto Check = [&](StringRef Option, StringRef TripleName, StringRef Value) {
-    if (TripleName.empty() || any_of(Jobs, [&](const DeviceLinkJob &Job) {
-          return Triple(Triple::normalize(TripleName)) == Job.TargetTriple;
-        }))
-      return;
-    WithColor::warning(errs(), ToolName)
-        << Option << "=" << TripleName << "=" << Value
-        << ": no device link of this link is for " << TripleName << " ("
-        << (Used.empty() ? std::string("there is none")
-                         : "there is one for " + join(Used, ", "))
-        << ")\n";
-  };
-  for (const auto &[TripleName, Lib] : Opts.DeviceLibs)
-    Check("--offload-device-lib", TripleName, Lib);
-  for (const auto &[TripleName, Arg] : Opts.DeviceLinkerArgs)
-    Check("--offload-device-linker-arg", TripleName, Arg);
-  return Error::success();
 }
 
 /// The device code of a link's loaded inputs and the links it asks for.
@@ -661,15 +563,12 @@ int link(ArrayRef<const char *> Argv) {
     return fail(Work.takeError());
 
   // Say what the options that name a triple or a runtime miss.
-  if (Error E = checkTripleOptions(Opts, Work->Jobs))
-    return fail(std::move(E));
-  if (Error E = checkOpenMPRuntime(CL, Work->Jobs))
-    return fail(std::move(E));
-  if (llvm::any_of(Work->Jobs, [](const DeviceLinkJob &Job) {
-        return Job.Kind == OffloadKind::OpenMP;
-      }))
-    if (Error E = checkRuntime(CL))
-      return fail(std::move(E));
+  Expected<std::vector<std::string>> Warnings =
+      checkLinkOptions(CL, Work->Jobs);
+  if (!Warnings)
+    return fail(Warnings.takeError());
+  for (const std::string &Warning : *Warnings)
+    WithColor::warning(errs(), ToolName) << Warning << "\n";
 
   // Link the device code, register it and link the host; again if the host
   // link loaded other device code than it was linked with (a linker script's

@@ -1,0 +1,130 @@
+//===- lld-plugin/LinkChecks.cpp - Options checked against the plan -------===//
+
+#include "lld-plugin/LinkChecks.h"
+
+#include "lld-plugin/LinkInputs.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/TargetParser/Triple.h"
+
+using namespace llvm;
+
+namespace offload {
+
+std::vector<std::string> runtimeArguments(const LinkCommandLine &CL) {
+  if (CL.Relocatable || linksOffloadRuntime(CL.LLDArgs))
+    return {};
+  if (CL.Offload.RuntimePathGiven) {
+    SmallString<128> Runtime(CL.Offload.RuntimePath);
+    sys::path::append(Runtime, "libomptarget.so");
+    return {"--push-state", "-Bdynamic", Runtime.str().str(), "--pop-state"};
+  }
+  return {"--push-state", "-Bdynamic", "-L" + CL.Offload.RuntimePath,
+          "-lomptarget", "--pop-state"};
+}
+
+/// Fails if the host link cannot find the offload runtime that
+/// runtimeArguments() names: LLD would say only "unable to find library".
+static Error checkRuntime(const LinkCommandLine &CL) {
+  std::vector<std::string> Args = runtimeArguments(CL);
+  if (Args.empty())
+    return Error::success();
+  const OffloadOptions &Opts = CL.Offload;
+  SmallString<128> Named(Opts.RuntimePath);
+  sys::path::append(Named, "libomptarget.so");
+  if (Opts.RuntimePathGiven ? sys::fs::exists(Named) : [&] {
+        SearchPaths Paths = getSearchPaths(CL.LLDArgs);
+        Paths.Dirs.push_back(Opts.RuntimePath);
+        return searchLibrary("omptarget", Paths.Dirs, Paths.Sysroot, false)
+            .has_value();
+      }())
+    return Error::success();
+  return createStringError(
+      inconvertibleErrorCode(),
+      "unable to find library -lomptarget, which the host link needs for "
+      "OpenMP device code: " +
+          Twine(Opts.RuntimePathGiven
+                    ? "there is no " + Named.str().str() +
+                          " (--offload-runtime-path=)"
+                    : std::string("it is in no library directory")) +
+          "; install liboffload (Debian: liboffload-22-dev) or give its "
+          "directory with --offload-runtime-path=<dir>");
+}
+
+/// OpenMP device code with GNU's OpenMP runtime (clang -fopenmp=libgomp):
+/// libomptarget would run beside libgomp, two OpenMP runtimes in one
+/// process. clang's pipeline refuses -fopenmp-targets with libgomp too.
+static Error checkOpenMPRuntime(const LinkCommandLine &CL,
+                                ArrayRef<DeviceLinkJob> Jobs) {
+  bool OpenMP = llvm::any_of(Jobs, [](const DeviceLinkJob &Job) {
+    return Job.Kind == OffloadKind::OpenMP;
+  });
+  bool GOMP = llvm::any_of(CL.LLDArgs, [](StringRef Arg) {
+    return Arg == "-lgomp" || Arg == "-l:libgomp.so" ||
+           sys::path::filename(Arg).starts_with("libgomp.");
+  });
+  if (!OpenMP || !GOMP)
+    return Error::success();
+  return createStringError(
+      inconvertibleErrorCode(),
+      "OpenMP device code needs LLVM's OpenMP runtime (libomp), but this "
+      "link names GNU's (libgomp, from clang -fopenmp=libgomp): two OpenMP "
+      "runtimes in one program; link with -fopenmp (libomp), as clang "
+      "refuses -fopenmp-targets with libgomp");
+}
+
+/// Options that name a triple (--offload-device-lib=<triple>=<file>,
+/// --offload-device-linker-arg=<triple>=<arg>) and no device link of this
+/// link is for it: a warning naming the triples there are, into
+/// \p Warnings. A device library that does not exist is an error.
+static Error checkTripleOptions(const OffloadOptions &Opts,
+                                ArrayRef<DeviceLinkJob> Jobs,
+                                std::vector<std::string> &Warnings) {
+  for (const auto &[TripleName, Lib] : Opts.DeviceLibs)
+    if (!sys::fs::exists(Lib))
+      return createStringError(inconvertibleErrorCode(),
+                               "--offload-device-lib: no such file '" + Lib +
+                                   "'");
+  std::vector<std::string> Used;
+  for (const DeviceLinkJob &Job : Jobs)
+    if (!is_contained(Used, Job.TargetTriple.str()))
+      Used.push_back(Job.TargetTriple.str());
+  auto Check = [&](StringRef Option, StringRef TripleName, StringRef Value) {
+    if (TripleName.empty() || any_of(Jobs, [&](const DeviceLinkJob &Job) {
+          return Triple(Triple::normalize(TripleName)) == Job.TargetTriple;
+        }))
+      return;
+    Warnings.push_back(
+        (Option + "=" + TripleName + "=" + Value +
+         ": no device link of this link is for " + TripleName + " (" +
+         (Used.empty() ? std::string("there is none")
+                       : "there is one for " + join(Used, ", ")) +
+         ")")
+            .str());
+  };
+  for (const auto &[TripleName, Lib] : Opts.DeviceLibs)
+    Check("--offload-device-lib", TripleName, Lib);
+  for (const auto &[TripleName, Arg] : Opts.DeviceLinkerArgs)
+    Check("--offload-device-linker-arg", TripleName, Arg);
+  return Error::success();
+}
+
+Expected<std::vector<std::string>>
+checkLinkOptions(const LinkCommandLine &CL, ArrayRef<DeviceLinkJob> Jobs) {
+  std::vector<std::string> Warnings;
+  if (Error E = checkTripleOptions(CL.Offload, Jobs, Warnings))
+    return std::move(E);
+  if (Error E = checkOpenMPRuntime(CL, Jobs))
+    return std::move(E);
+  if (llvm::any_of(Jobs, [](const DeviceLinkJob &Job) {
+        return Job.Kind == OffloadKind::OpenMP;
+      }))
+    if (Error E = checkRuntime(CL))
+      return std::move(E);
+  return std::move(Warnings);
+}
+
+} // namespace offload
