@@ -1,6 +1,7 @@
 //===- format/CompressedBundle.cpp - Compressed offload bundles -----------===//
 
 #include "format/CompressedBundle.h"
+#include "format/FormatError.h"
 
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/SmallString.h"
@@ -26,9 +27,7 @@ using namespace llvm;
 namespace offload {
 
 static Error ccobError(StringRef Name, uint64_t Offset, const Twine &Msg) {
-  return createStringError(inconvertibleErrorCode(),
-                           Name + ": offset 0x" + utohexstr(Offset) +
-                               ": compressed bundle: " + Msg);
+  return formatError(Name, Offset, "compressed bundle: " + Msg);
 }
 
 bool isCompressedBundle(StringRef Data) {
@@ -152,17 +151,11 @@ static constexpr size_t ScratchSize = 256 << 10;
 CompressedBundleReader::~CompressedBundleReader() = default;
 
 Error CompressedBundleReader::fail(const Twine &Msg) {
-  return createStringError(inconvertibleErrorCode(),
-                           Name + ": offset 0x" +
-                               utohexstr(Base + DataOffset + InPos) + ": " +
-                               What + ": " + Msg);
+  return formatError(Name, Base + DataOffset + InPos, What + ": " + Msg);
 }
 
 Error CompressedBundleReader::sizeError(const Twine &Msg) {
-  return createStringError(inconvertibleErrorCode(),
-                           Name + ": offset 0x" +
-                               utohexstr(Base + SizeFieldOffset) + ": " + What +
-                               ": " + Msg);
+  return formatError(Name, Base + SizeFieldOffset, What + ": " + Msg);
 }
 
 Expected<std::unique_ptr<CompressedBundleReader>>

@@ -1,6 +1,7 @@
 //===- format/CubinResources.cpp - Per-kernel resources of a cubin --------===//
 
 #include "format/CubinResources.h"
+#include "format/FormatError.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
@@ -70,9 +71,7 @@ const char *attributeName(uint8_t Attr) {
 }
 
 Error cubinError(StringRef Name, uint64_t Offset, const Twine &Msg) {
-  return createStringError(inconvertibleErrorCode(), Name + ": offset 0x" +
-                                                         utohexstr(Offset) +
-                                                         ": " + Msg);
+  return formatError(Name, Offset, Msg);
 }
 
 /// One .nv.info record; Offset is its place in the file.

@@ -1,6 +1,7 @@
 //===- format/InspectCudaFatbin.cpp - CUDA fat binaries, read-only --------===//
 
 #include "format/InspectCudaFatbin.h"
+#include "format/FormatError.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Compression.h"
@@ -13,9 +14,7 @@ using namespace llvm;
 namespace offload {
 
 static Error fatbinError(StringRef Name, uint64_t Offset, const Twine &Msg) {
-  return createStringError(inconvertibleErrorCode(), Name + ": offset 0x" +
-                                                         utohexstr(Offset) +
-                                                         ": " + Msg);
+  return formatError(Name, Offset, Msg);
 }
 
 template <typename T> static T load(StringRef Data, uint64_t At) {

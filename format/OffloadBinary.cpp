@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "format/OffloadBinary.h"
+#include "format/FormatError.h"
 
 #include <array>
 #include "format/CompressedBundle.h"
@@ -144,9 +145,7 @@ private:
                                   uint64_t Offset, const char *What);
 
   Error fail(uint64_t Offset, const Twine &Msg) const {
-    return createStringError(inconvertibleErrorCode(),
-                             Name + ": offset 0x" + utohexstr(Base + Offset) +
-                                 ": " + Msg);
+    return formatError(Name, Base + Offset, Msg);
   }
 
   StringRef Name;

@@ -1,6 +1,7 @@
 //===- format/OffloadBundle.cpp - clang-offload-bundler's bundles ---------===//
 
 #include "format/OffloadBundle.h"
+#include "format/FormatError.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
@@ -35,9 +36,7 @@ Expected<BundleType> getBundleType(StringRef Name) {
 bool isBinaryBundle(StringRef Data) { return Data.starts_with(BundleMagic); }
 
 static Error bundleError(StringRef Name, uint64_t Offset, const Twine &Msg) {
-  return createStringError(inconvertibleErrorCode(),
-                           Name + ": offset 0x" + utohexstr(Offset) + ": " +
-                               Msg);
+  return formatError(Name, Offset, Msg);
 }
 
 uint64_t BinaryBundleHeader::payloadEnd() const {
