@@ -2,6 +2,9 @@
 
 #include "Resources.h"
 
+#include "llvm/ADT/SmallString.h"
+#include "llvm/Support/raw_ostream.h"
+
 using namespace llvm;
 
 namespace offload {
@@ -10,15 +13,27 @@ namespace offload {
 static void addKernels(const InspectNode &Node,
                        std::vector<KernelResources> &Kernels,
                        std::vector<std::string> &Errors) {
+  auto Read = [&](StringRef Data) {
+    Expected<std::vector<KernelResources>> Rows =
+        readKernelResources(Data, Node.Location);
+    if (Rows)
+      llvm::append_range(Kernels, *Rows);
+    else
+      Errors.push_back(toString(Rows.takeError()));
+  };
   bool Whole = !Node.Data.empty() && !Node.Extract && Node.Error.empty();
   if (Whole && (Node.TheType == InspectNode::Type::File ||
-                Node.TheType == InspectNode::Type::Image)) {
-    Expected<std::vector<KernelResources>> Read =
-        readKernelResources(Node.Data, Node.Location);
-    if (Read)
-      llvm::append_range(Kernels, *Read);
+                Node.TheType == InspectNode::Type::Image))
+    Read(Node.Data);
+  // A cubin in compressed data is not walked into, so only its first bytes
+  // were inflated: inflated here, whole, to read its kernels.
+  if (Node.Extract && Node.Error.empty() && Node.ImageKind == "cubin") {
+    SmallString<0> Bytes;
+    raw_svector_ostream OS(Bytes);
+    if (Error E = Node.Extract(OS))
+      Errors.push_back(toString(std::move(E)));
     else
-      Errors.push_back(toString(Read.takeError()));
+      Read(Bytes);
   }
   for (const InspectNode &Child : Node.Children)
     addKernels(Child, Kernels, Errors);
