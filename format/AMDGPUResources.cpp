@@ -1,6 +1,7 @@
 //===- format/AMDGPUResources.cpp - Kernels of an AMDGPU code object ------===//
 
 #include "format/AMDGPUResources.h"
+#include "format/FormatError.h"
 
 #include "format/AMDGPUOccupancy.h"
 
@@ -30,9 +31,7 @@ class Problems {
 public:
   explicit Problems(StringRef Location) : Location(Location) {}
   Error at(uint64_t Offset, const Twine &What) const {
-    return createStringError(inconvertibleErrorCode(),
-                             Location + ": offset 0x" +
-                                 Twine::utohexstr(Offset) + ": " + What);
+    return formatError(Location, Offset, What);
   }
 
 private:
@@ -399,7 +398,7 @@ static Expected<StringMap<uint64_t>> findDescriptors(const ELFFile<ELFT> &File,
           Sec.sh_size - (Value - Base) < sizeof(amdhsa::kernel_descriptor_t) ||
           Sec.sh_offset > File.getBufSize() ||
           File.getBufSize() - Sec.sh_offset < Sec.sh_size)
-        return Bad("at 0x" + Twine::utohexstr(Value) +
+        return Bad("at 0x" + utohexstr(Value) +
                    ": its 64 bytes are not within the contents of section " +
                    Twine(unsigned(Sym.st_shndx)) + " in the file");
       Offsets[*Name] = Sec.sh_offset + (Value - Base);

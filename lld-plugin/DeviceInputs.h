@@ -4,8 +4,9 @@
 // .llvm.offloading sections and bitcode, and the entries of objects bundled
 // by clang-offload-bundler (__CLANG_OFFLOAD_BUNDLE__<entry ID> sections).
 // Which files and archive members those are is LLD's decision (search paths,
-// linker scripts, --as-needed, lazy archive extraction...): a probe link asks
-// LLD to --trace them, and only what it loaded is searched for device code.
+// linker scripts, --as-needed, lazy archive extraction...): the command line
+// and the inputs' section tables tell it, or a probe link, and the host
+// link's own --trace checks it; only what is loaded is searched.
 //
 //===----------------------------------------------------------------------===//
 
@@ -87,7 +88,7 @@ private:
     /// Finder.binaries() and its index there, to inflate it from.
     size_t Binary = 0, Index = 0;
   };
-  /// Symbols the images of one (offload kind, triple) define and need.
+  /// Symbols the images of one (offload kind, triple, arch) define and need.
   struct SymbolUse {
     llvm::StringSet<> Defined, Undefined;
     bool needs(llvm::StringRef Name) const {

@@ -38,7 +38,8 @@ struct HostLinkInfo {
 };
 
 /// Reads what device links need from the host link's arguments. \p Loaded
-/// (the probe's report) tells the libraries named by path from other
+/// (what the link loads: from the command line, a probe or the host link's
+/// trace) tells the libraries named by path from other
 /// arguments that are not options: only files the host link loads count.
 HostLinkInfo getHostLinkInfo(llvm::ArrayRef<std::string> LLDArgs,
                              const LoadedInputs &Loaded);
