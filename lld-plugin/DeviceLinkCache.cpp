@@ -2,6 +2,7 @@
 
 #include "lld-plugin/DeviceLinkCache.h"
 
+#include "lld-plugin/DeviceLinkLibraries.h"
 #include "lld-plugin/LinkInputs.h"
 
 #include "format/CheckedArchive.h"
@@ -119,14 +120,13 @@ public:
   /// An archive's symbol table: whether a link that leaves it out would
   /// need it depends on nothing else.
   Error addSymbolTable(StringRef Path) {
-    ErrorOr<std::unique_ptr<MemoryBuffer>> File = MemoryBuffer::getFile(
-        Path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
-    if (!File)
-      return createStringError(File.getError(),
+    std::unique_ptr<MemoryBuffer> Table = readArchiveSymbolTable(Path);
+    if (!Table)
+      return createStringError(std::make_error_code(std::errc::io_error),
                                "device-link cache: cannot read '%s'",
                                Path.str().c_str());
     Expected<std::unique_ptr<object::Archive>> Lib =
-        createCheckedArchive(**File);
+        createCheckedArchive(*Table);
     if (!Lib)
       return Lib.takeError();
     add("symbol table", (Path + " " + hashOf((*Lib)->getSymbolTable())).str());

@@ -207,6 +207,16 @@ static std::unique_ptr<MemoryBuffer> readSymbolTableMember(StringRef Path) {
   return Buffer;
 }
 
+std::unique_ptr<MemoryBuffer> readArchiveSymbolTable(StringRef Path) {
+  if (std::unique_ptr<MemoryBuffer> Table = readSymbolTableMember(Path))
+    return Table;
+  ErrorOr<std::unique_ptr<MemoryBuffer>> File = MemoryBuffer::getFile(
+      Path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
+  if (!File)
+    return nullptr;
+  return std::move(*File);
+}
+
 /// Maps --trace lines to the positions of the files they were loaded for:
 /// -1 before the libraries, the index of the library after. A library's
 /// shared object is traced once each time it is named, a linker script's
@@ -317,14 +327,9 @@ bool omittedArchivesNeeded(StringRef Trace, const DeviceLinkLibraries &Libs) {
   for (auto [I, Lib] : llvm::enumerate(Libs.Libraries)) {
     if (!Lib.Omitted)
       continue;
-    std::unique_ptr<MemoryBuffer> Buffer = readSymbolTableMember(Lib.Path);
-    if (!Buffer) {
-      ErrorOr<std::unique_ptr<MemoryBuffer>> File = MemoryBuffer::getFile(
-          Lib.Path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
-      if (!File)
-        return true;
-      Buffer = std::move(*File);
-    }
+    std::unique_ptr<MemoryBuffer> Buffer = readArchiveSymbolTable(Lib.Path);
+    if (!Buffer)
+      return true;
     Expected<std::unique_ptr<Archive>> Omitted = createCheckedArchive(*Buffer);
     if (!Omitted) {
       consumeError(Omitted.takeError());

@@ -19,7 +19,9 @@
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
+#include "llvm/Support/MemoryBuffer.h"
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -52,6 +54,12 @@ struct DeviceLinkLibraries {
 /// \p SearchArgs.
 DeviceLinkLibraries omitStaticArchives(llvm::ArrayRef<std::string> Libraries,
                                        llvm::ArrayRef<std::string> SearchArgs);
+
+/// The archive at \p Path as far as its symbol table: its first member when
+/// that is a GNU symbol table (read, not mapped), else the whole file.
+/// Null if it cannot be read.
+std::unique_ptr<llvm::MemoryBuffer>
+readArchiveSymbolTable(llvm::StringRef Path);
 
 /// True if LLD, given the omitted archives of \p Libs too, would have taken
 /// a member of one, judging by the --trace output \p Trace of the link
