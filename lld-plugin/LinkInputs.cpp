@@ -5,6 +5,7 @@
 #include "format/CheckedArchive.h"
 #include "format/OffloadBundle.h"
 
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/BinaryFormat/Magic.h"
 #include "llvm/Object/ELF.h"
 #include "llvm/Option/Arg.h"
@@ -14,6 +15,12 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Parallel.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/ThreadPool.h"
+#include "llvm/Support/Threading.h"
+
+#include <cerrno>
+#include <cstring>
+#include <unistd.h>
 
 using namespace llvm;
 using namespace llvm::object;
@@ -43,6 +50,28 @@ bool isDeviceCodeSection(StringRef Name, uint32_t Type, uint64_t Flags) {
          Name == ".nvFatBinSegment" || Name == ".hip_fatbin";
 }
 
+/// What the section headers \p Sections and their names \p Names say.
+template <class ELFT>
+static DeviceCodeScan scanSections(ArrayRef<typename ELFT::Shdr> Sections,
+                                   StringRef Names) {
+  for (const typename ELFT::Shdr &Sec : Sections) {
+    // Most sections are code, relocations or symbols: their headers say so
+    // without a look at their names.
+    uint32_t Type = Sec.sh_type;
+    if (Type != ELF::SHT_PROGBITS && Type != ELF::SHT_LLVM_OFFLOADING)
+      continue;
+    if (Type == ELF::SHT_PROGBITS && (Sec.sh_flags & ELF::SHF_EXECINSTR))
+      continue;
+    if (Sec.sh_name >= Names.size())
+      return DeviceCodeScan::Unknown;
+    StringRef Name = Names.drop_front(Sec.sh_name);
+    Name = Name.take_until([](char C) { return C == 0; });
+    if (isDeviceCodeSection(Name, Type, Sec.sh_flags))
+      return DeviceCodeScan::Found;
+  }
+  return DeviceCodeScan::None;
+}
+
 template <class ELFT> static DeviceCodeScan scanELF(StringRef Data) {
   Expected<ELFFile<ELFT>> File = ELFFile<ELFT>::create(Data);
   if (!File) {
@@ -59,22 +88,61 @@ template <class ELFT> static DeviceCodeScan scanELF(StringRef Data) {
     consumeError(Names.takeError());
     return DeviceCodeScan::Unknown;
   }
-  for (const typename ELFT::Shdr &Sec : *Sections) {
-    // Most sections are code, relocations or symbols: their headers say so
-    // without a look at their names.
-    uint32_t Type = Sec.sh_type;
-    if (Type != ELF::SHT_PROGBITS && Type != ELF::SHT_LLVM_OFFLOADING)
+  return scanSections<ELFT>(*Sections, *Names);
+}
+
+/// Reads \p Size bytes at \p Offset of \p FD into \p Buf.
+static bool readAt(int FD, uint64_t Offset, size_t Size,
+                   std::vector<uint64_t> &Buf) {
+  Buf.resize(Size / sizeof(uint64_t) + 1);
+  char *To = reinterpret_cast<char *>(Buf.data());
+  for (size_t Done = 0; Done < Size;) {
+    ssize_t N = ::pread(FD, To + Done, Size - Done, Offset + Done);
+    if (N < 0 && errno == EINTR)
       continue;
-    if (Type == ELF::SHT_PROGBITS && (Sec.sh_flags & ELF::SHF_EXECINSTR))
-      continue;
-    if (Sec.sh_name >= Names->size())
-      return DeviceCodeScan::Unknown;
-    StringRef Name = Names->drop_front(Sec.sh_name);
-    Name = Name.take_until([](char C) { return C == 0; });
-    if (isDeviceCodeSection(Name, Type, Sec.sh_flags))
-      return DeviceCodeScan::Found;
+    if (N <= 0)
+      return false;
+    Done += N;
   }
-  return DeviceCodeScan::None;
+  return true;
+}
+
+/// scanELF() of the ELF object \p Data at \p Offset in the file \p FD, its
+/// section headers and names read with pread rather than from the mapping:
+/// faulting them in and unmapping them would cost page-table work here and
+/// TLB shootdowns in the threads of an LLD link running beside. Where the
+/// headers are not as LLVM's ELFFile reads them, that reads them.
+template <class ELFT>
+static DeviceCodeScan scanELFAt(int FD, uint64_t Offset, StringRef Data,
+                                std::vector<uint64_t> &Headers,
+                                std::vector<uint64_t> &Names) {
+  using Shdr = typename ELFT::Shdr;
+  typename ELFT::Ehdr H;
+  if (Data.size() < sizeof(H))
+    return DeviceCodeScan::Unknown;
+  memcpy(&H, Data.data(), sizeof(H));
+  uint64_t Count = H.e_shnum;
+  if (H.e_shoff == 0 || Count == 0 || H.e_shentsize != sizeof(Shdr) ||
+      H.e_shstrndx == ELF::SHN_XINDEX || H.e_shstrndx >= Count ||
+      H.e_shoff > Data.size() ||
+      Count > (Data.size() - H.e_shoff) / sizeof(Shdr))
+    return scanELF<ELFT>(Data); // none, extended numbering, or malformed
+  if (!readAt(FD, Offset + H.e_shoff, Count * sizeof(Shdr), Headers))
+    return DeviceCodeScan::Unknown;
+  ArrayRef<Shdr> Sections(reinterpret_cast<const Shdr *>(Headers.data()),
+                          Count);
+  if (H.e_shstrndx == ELF::SHN_UNDEF)
+    return scanSections<ELFT>(Sections, "");
+  const Shdr &Table = Sections[H.e_shstrndx];
+  if (Table.sh_type != ELF::SHT_STRTAB || Table.sh_offset > Data.size() ||
+      Table.sh_size > Data.size() - Table.sh_offset ||
+      !readAt(FD, Offset + Table.sh_offset, Table.sh_size, Names))
+    return scanELF<ELFT>(Data);
+  StringRef Strings(reinterpret_cast<const char *>(Names.data()),
+                    Table.sh_size);
+  if (!Strings.empty() && Strings.back() != 0)
+    return DeviceCodeScan::Unknown;
+  return scanSections<ELFT>(Sections, Strings);
 }
 
 DeviceCodeScan scanForDeviceCode(MemoryBufferRef Buffer) {
@@ -192,7 +260,7 @@ optionPrintingToStdout(ArrayRef<std::string> LLDArgs) {
   return std::nullopt;
 }
 
-LinkInputs LinkInputs::find(ArrayRef<std::string> LLDArgs) {
+LinkInputs LinkInputs::find(ArrayRef<std::string> LLDArgs, Reading Archives) {
   LinkInputs In;
   ParsedArgs P = parseArgs(LLDArgs);
   if (P.MissingCount) {
@@ -200,11 +268,9 @@ LinkInputs LinkInputs::find(ArrayRef<std::string> LLDArgs) {
     return In;
   }
   SearchPaths Paths = getSearchPaths(P.List);
-  // The states --push-state saves.
-  struct State {
-    bool Static = false, WholeArchive = false;
-  } S;
-  std::vector<State> Saved;
+  // The state --push-state saves.
+  bool Static = false;
+  std::vector<bool> Saved;
   bool InLib = false, Binary = false;
   auto Add = [&](StringRef Path) {
     if (!In.Files.count(Path))
@@ -226,7 +292,7 @@ LinkInputs LinkInputs::find(ArrayRef<std::string> LLDArgs) {
       Add(A->getValue());
     } else if (Name == "l") {
       std::optional<std::string> Path =
-          searchLibrary(A->getValue(), Paths.Dirs, Paths.Sysroot, S.Static);
+          searchLibrary(A->getValue(), Paths.Dirs, Paths.Sysroot, Static);
       if (!Path) {
         In.WhyAskLLD = "library -l" + std::string(A->getValue()) +
                        " is not in the search path";
@@ -234,18 +300,14 @@ LinkInputs LinkInputs::find(ArrayRef<std::string> LLDArgs) {
       }
       Add(*Path);
     } else if (Name == "Bstatic") {
-      S.Static = true;
+      Static = true;
     } else if (Name == "Bdynamic") {
-      S.Static = false;
-    } else if (Name == "whole-archive") {
-      S.WholeArchive = true;
-    } else if (Name == "no-whole-archive") {
-      S.WholeArchive = false;
+      Static = false;
     } else if (Name == "push-state") {
-      Saved.push_back(S);
+      Saved.push_back(Static);
     } else if (Name == "pop-state") {
       if (!Saved.empty()) {
-        S = Saved.back();
+        Static = Saved.back();
         Saved.pop_back();
       }
     } else if (Name == "start-lib") {
@@ -268,72 +330,170 @@ LinkInputs LinkInputs::find(ArrayRef<std::string> LLDArgs) {
     if (IsArchive(Path))
       In.Archives.push_back(Path);
   llvm::erase_if(In.Objects, IsArchive);
-  for (const std::string &Path : In.Archives)
-    if (In.archiveMayHoldDeviceCode(Path)) {
-      In.WhyAskLLD = "archive " + Path + " has members with device code";
-      return In;
-    }
   for (const std::string &Path : In.LazyObjects)
-    if (IsArchive(Path) ? In.archiveMayHoldDeviceCode(Path)
-                        : In.mayHoldDeviceCode(Path)) {
+    if (!IsArchive(Path) && In.mayHoldDeviceCode(Path)) {
       In.WhyAskLLD = Path + " is between --start-lib and --end-lib and has "
                             "device code";
       return In;
     }
+  In.ArchivesPending = true;
+  if (Archives == Reading::Now)
+    In.readPendingArchives();
   return In;
+}
+
+void LinkInputs::readPendingArchives() {
+  addArchives(readArchives(archivesToRead(),
+                           hardware_concurrency().compute_thread_count()));
+}
+
+std::vector<std::string> LinkInputs::archivesToRead() const {
+  std::vector<std::string> Paths;
+  for (const StringMapEntry<FileScan> &E : Files)
+    if (E.second.IsArchive)
+      Paths.push_back(E.first().str());
+  llvm::sort(Paths);
+  return Paths;
+}
+
+/// Reads the section tables of the members of the archive \p Path into
+/// \p F; its Scan stays Unknown if the archive cannot be read whole.
+static void readArchive(StringRef Path, LinkInputs::FileScan &F) {
+  F.IsArchive = true;
+  ErrorOr<std::unique_ptr<MemoryBuffer>> Buffer = MemoryBuffer::getFile(
+      Path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
+  if (!Buffer)
+    return; // Unknown: LLD says what is wrong
+  Expected<std::unique_ptr<Archive>> Lib = createCheckedArchive(**Buffer);
+  if (!Lib) {
+    consumeError(Lib.takeError());
+    return;
+  }
+  // The members' section tables are read from the file; only the archive's
+  // member headers and each member's ELF header, on the same pages, are
+  // read from the mapping.
+  int FD = -1;
+  if (!(*Lib)->isThin() && sys::fs::openFileForRead(Path, FD, sys::fs::OF_None))
+    FD = -1;
+  auto CloseFD = make_scope_exit([&] {
+    if (FD >= 0)
+      ::close(FD);
+  });
+  std::vector<uint64_t> Headers, Names;
+  Error Err = Error::success();
+  for (const Archive::Child &Child : (*Lib)->children(Err)) {
+    Expected<StringRef> Name = Child.getName();
+    Expected<MemoryBufferRef> Member = Child.getMemoryBufferRef();
+    if (!Name || !Member) {
+      consumeError(Name.takeError());
+      consumeError(Member.takeError());
+      consumeError(std::move(Err));
+      return;
+    }
+    StringRef Data = Member->getBuffer();
+    DeviceCodeScan Scan;
+    if (FD >= 0 && identify_magic(Data) == file_magic::elf_relocatable &&
+        Data.size() >= ELF::EI_NIDENT)
+      Scan = withELFType(Data, [&](auto Type) {
+        return scanELFAt<typename decltype(Type)::type>(
+            FD, Data.data() - (*Buffer)->getBufferStart(), Data, Headers,
+            Names);
+      });
+    else
+      Scan = scanForDeviceCode(*Member);
+    if (Scan == DeviceCodeScan::Unknown) {
+      consumeError(std::move(Err));
+      return;
+    }
+    if (Scan == DeviceCodeScan::Found)
+      F.Archive.DeviceMembers.insert(*Name);
+  }
+  if (Err) {
+    consumeError(std::move(Err));
+    return;
+  }
+  F.Archive.Read = true;
+  F.Scan = F.Archive.DeviceMembers.empty() ? DeviceCodeScan::None
+                                           : DeviceCodeScan::Found;
+}
+
+LinkInputs::ArchiveScans
+LinkInputs::readArchives(const std::vector<std::string> &Paths,
+                         unsigned Threads) {
+  std::vector<FileScan> Read(Paths.size());
+  // An archive at a time: a large program's archives hold thousands of
+  // members and hundreds of thousands of sections. A pool of our own, not
+  // LLVM's parallel algorithms, which LLD's links set up as they go.
+  if (Threads > 1 && Paths.size() > 1) {
+    StdThreadPool Pool(hardware_concurrency(Threads));
+    for (size_t I = 0; I != Paths.size(); ++I)
+      Pool.async([&, I] { readArchive(Paths[I], Read[I]); });
+    Pool.wait();
+  } else {
+    for (size_t I = 0; I != Paths.size(); ++I)
+      readArchive(Paths[I], Read[I]);
+  }
+  ArchiveScans Scans;
+  for (size_t I = 0; I != Paths.size(); ++I)
+    Scans.Files[Paths[I]] = std::move(Read[I]);
+  return Scans;
+}
+
+bool LinkInputs::ArchiveScans::holdNoDeviceCode() const {
+  return llvm::all_of(Files, [](const StringMapEntry<FileScan> &E) {
+    return E.second.Archive.Read && E.second.Archive.DeviceMembers.empty();
+  });
+}
+
+void LinkInputs::addArchives(ArchiveScans Scans) {
+  if (!ArchivesPending)
+    return;
+  ArchivesPending = false;
+  for (StringMapEntry<FileScan> &E : Scans.Files)
+    Files[E.first()] = std::move(E.second);
+  if (!WhyAskLLD.empty())
+    return;
+  for (StringMapEntry<FileScan> &E : Scans.Files)
+    if (E.second.Scan == DeviceCodeScan::Unknown) {
+      WhyAskLLD = E.first().str() + " cannot be read, or is malformed";
+      return;
+    }
+  for (const std::string &Path : Archives)
+    if (archiveMayHoldDeviceCode(Path)) {
+      WhyAskLLD = "archive " + Path + " has members with device code";
+      return;
+    }
+  for (const std::string &Path : LazyObjects)
+    if (Files.find(Path)->second.IsArchive && archiveMayHoldDeviceCode(Path)) {
+      WhyAskLLD = Path + " is between --start-lib and --end-lib and has "
+                         "device code";
+      return;
+    }
 }
 
 void LinkInputs::scanFiles() {
   std::vector<StringMapEntry<FileScan> *> Entries;
   for (StringMapEntry<FileScan> &E : Files)
     Entries.push_back(&E);
-  // A file at a time, in parallel: a large program's archives hold
-  // thousands of members and hundreds of thousands of sections.
+  // Objects are read here; archives only told apart, their members read by
+  // readArchives().
   parallelFor(0, Entries.size(), [&](size_t I) {
     FileScan &F = Entries[I]->second;
+    file_magic Magic;
+    if (identify_magic(Entries[I]->first(), Magic))
+      return; // Unknown: LLD says what is wrong
+    if (Magic == file_magic::archive) {
+      F.IsArchive = true;
+      return;
+    }
     ErrorOr<std::unique_ptr<MemoryBuffer>> Buffer =
         MemoryBuffer::getFile(Entries[I]->first(), /*IsText=*/false,
                               /*RequiresNullTerminator=*/false);
-    if (!Buffer)
-      return; // Unknown: LLD says what is wrong
-    if (identify_magic((*Buffer)->getBuffer()) != file_magic::archive) {
+    if (Buffer)
       F.Scan = scanForDeviceCode(**Buffer);
-      return;
-    }
-    F.IsArchive = true;
-    Expected<std::unique_ptr<Archive>> Lib = createCheckedArchive(**Buffer);
-    if (!Lib) {
-      consumeError(Lib.takeError());
-      return;
-    }
-    Error Err = Error::success();
-    for (const Archive::Child &Child : (*Lib)->children(Err)) {
-      Expected<StringRef> Name = Child.getName();
-      Expected<MemoryBufferRef> Member = Child.getMemoryBufferRef();
-      if (!Name || !Member) {
-        consumeError(Name.takeError());
-        consumeError(Member.takeError());
-        consumeError(std::move(Err));
-        return;
-      }
-      DeviceCodeScan Scan = scanForDeviceCode(*Member);
-      if (Scan == DeviceCodeScan::Unknown) {
-        consumeError(std::move(Err));
-        return;
-      }
-      if (Scan == DeviceCodeScan::Found)
-        F.Archive.DeviceMembers.insert(*Name);
-    }
-    if (Err) {
-      consumeError(std::move(Err));
-      return;
-    }
-    F.Archive.Read = true;
-    F.Scan = F.Archive.DeviceMembers.empty() ? DeviceCodeScan::None
-                                             : DeviceCodeScan::Found;
   });
   for (StringMapEntry<FileScan> *E : Entries)
-    if (E->second.Scan == DeviceCodeScan::Unknown) {
+    if (!E->second.IsArchive && E->second.Scan == DeviceCodeScan::Unknown) {
       WhyAskLLD = E->first().str() + " cannot be read, or is malformed";
       return;
     }
@@ -356,6 +516,8 @@ bool LinkInputs::mayHoldDeviceCode(StringRef Line) const {
 }
 
 bool LinkInputs::archiveMayHoldDeviceCode(StringRef Path) const {
+  if (ArchivesPending)
+    return false;
   auto It = Files.find(Path);
   return It == Files.end() || !It->second.Archive.Read ||
          !It->second.Archive.DeviceMembers.empty();
@@ -363,6 +525,8 @@ bool LinkInputs::archiveMayHoldDeviceCode(StringRef Path) const {
 
 bool LinkInputs::memberMayHoldDeviceCode(StringRef Path,
                                          StringRef Member) const {
+  if (ArchivesPending)
+    return false;
   auto It = Files.find(Path);
   return It == Files.end() || !It->second.Archive.Read ||
          It->second.Archive.DeviceMembers.contains(Member);

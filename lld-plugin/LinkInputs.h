@@ -6,9 +6,11 @@
 // need to ask. Device code sits in objects named on the command line, which
 // LLD always loads, and no archive member carries any. This reads the
 // command line with LLD's own option table and library search, then the
-// section tables of every object and archive member it names, in parallel,
-// and tells whether that is so. The host link's own trace confirms it
-// afterwards (see ld.lld-offload.cpp).
+// section tables of every object and archive member it names, and tells
+// whether that is so. A large program's archives take the longest to read:
+// that may be done apart (readArchives(), on another thread), the archives
+// assumed to hold no device code until it is done. The host link's own
+// trace confirms the answer afterwards (see ld.lld-offload.cpp).
 //
 //===----------------------------------------------------------------------===//
 
@@ -87,10 +89,45 @@ optionPrintingToStdout(llvm::ArrayRef<std::string> LLDArgs);
 /// The inputs a command line names, and which of them may hold device code.
 class LinkInputs {
 public:
+  /// What the section tables of an input say.
+  struct FileScan {
+    DeviceCodeScan Scan = DeviceCodeScan::Unknown;
+    bool IsArchive = false;
+    struct {
+      bool Read = false;
+      /// Members that may hold device code, by name.
+      llvm::StringSet<> DeviceMembers;
+    } Archive;
+  };
+  /// What readArchives() found, for addArchives().
+  struct ArchiveScans {
+    llvm::StringMap<FileScan> Files;
+    /// True if every archive was read and none has a member that may hold
+    /// device code: what LinkInputs assumes while they are pending.
+    bool holdNoDeviceCode() const;
+  };
+
+  enum class Reading { Now, Later };
   /// Finds \p LLDArgs' inputs as LLD does (-l through the -L directories,
-  /// -Bstatic, --whole-archive, --start-lib) and reads their section tables,
-  /// archive members' included, in parallel.
-  static LinkInputs find(llvm::ArrayRef<std::string> LLDArgs);
+  /// -Bstatic, --start-lib) and reads the section tables of the objects, in
+  /// parallel; the archives' members' too, unless \p Archives is Later:
+  /// until addArchives() is given them, archivesPending() is true and the
+  /// archives count as holding no device code.
+  static LinkInputs find(llvm::ArrayRef<std::string> LLDArgs,
+                         Reading Archives = Reading::Now);
+
+  /// The archives whose members are still to be read.
+  bool archivesPending() const { return ArchivesPending; }
+  std::vector<std::string> archivesToRead() const;
+  /// Reads the section tables of every member of the archives \p Paths,
+  /// on up to \p Threads threads. Reads no state: safe on any thread.
+  static ArchiveScans readArchives(const std::vector<std::string> &Paths,
+                                   unsigned Threads);
+  /// Takes what readArchives() found: whyAskLLD() and the answers below
+  /// count the archives from now on.
+  void addArchives(ArchiveScans Scans);
+  /// Reads the pending archives on every core, and takes what it found.
+  void readPendingArchives();
 
   /// Why what the link loads cannot be told from the command line (empty
   /// when it can): an archive member or a lazy object with device code, a
@@ -117,16 +154,6 @@ public:
                                llvm::StringRef Member) const;
 
 private:
-  struct ArchiveScan {
-    bool Read = false;
-    /// Members that may hold device code, by name.
-    llvm::StringSet<> DeviceMembers;
-  };
-  struct FileScan {
-    DeviceCodeScan Scan = DeviceCodeScan::Unknown;
-    bool IsArchive = false;
-    ArchiveScan Archive;
-  };
   void scanFiles();
 
   /// Every file named, by path as LLD names it.
@@ -136,6 +163,7 @@ private:
   /// Objects between --start-lib and --end-lib.
   std::vector<std::string> LazyObjects;
   std::string WhyAskLLD;
+  bool ArchivesPending = false;
 };
 
 } // namespace offload

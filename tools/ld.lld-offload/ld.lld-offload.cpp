@@ -5,10 +5,12 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "lld-plugin/BackgroundArchiveScan.h"
 #include "lld-plugin/DeviceInputs.h"
 #include "lld-plugin/DeviceLink.h"
 #include "lld-plugin/DeviceLinkCache.h"
 #include "lld-plugin/DevicePlan.h"
+#include "lld-plugin/InputGate.h"
 #include "lld-plugin/LinkChecks.h"
 #include "lld-plugin/LinkInputs.h"
 #include "lld-plugin/LinkOptions.h"
@@ -132,9 +134,12 @@ void keepArchiveStats(const LinkCommandLine &CL, const WorkDir &Dir,
 /// The host link as asked for, plus \p Extra. With \p Trace, LLD also
 /// reports what the link loads (traceArguments()): into \p Loaded, inputs
 /// under \p Dir (ours) left out, and LLD's standard output is printed only
-/// if the command line asked for the trace itself.
+/// if the command line asked for the trace itself. LLD's messages go to
+/// \p Messages, or errs().
 int linkHost(const LinkCommandLine &CL, ArrayRef<std::string> Extra,
-             const WorkDir *Trace = nullptr, LoadedInputs *Loaded = nullptr) {
+             const WorkDir *Trace = nullptr, LoadedInputs *Loaded = nullptr,
+             raw_ostream *Messages = nullptr) {
+  raw_ostream &Err = Messages ? *Messages : errs();
   std::vector<std::string> Args = CL.LLDArgs;
   llvm::append_range(Args, Extra);
   if (CL.Offload.Verbose || CL.Offload.DryRun)
@@ -143,12 +148,12 @@ int linkHost(const LinkCommandLine &CL, ArrayRef<std::string> Extra,
     return 0;
   setCrashPhase("in the host link");
   if (!Trace)
-    return runLLD(Args, outs(), errs());
+    return runLLD(Args, outs(), Err);
   ArchiveStats Stats(Trace->path("archive-stats.txt"));
   llvm::append_range(Args, traceArguments(Stats));
   std::string Out;
   raw_string_ostream OutOS(Out);
-  int Status = runLLD(Args, OutOS, errs());
+  int Status = runLLD(Args, OutOS, Err);
   *Loaded = readLoadedInputs(Out, Stats.read(), Trace->dir() + "/");
   keepArchiveStats(CL, *Trace, *Loaded);
   if (asksForTrace(CL.LLDArgs))
@@ -218,6 +223,38 @@ Expected<DeviceWork> findDeviceWork(const LinkCommandLine &CL,
   return std::move(Work);
 }
 
+/// Asks LLD what the link loads, for \p Why, into \p Loaded: 0, or the
+/// status of a host link that fails (LLD's messages said).
+int askLLD(const LinkCommandLine &CL, const WorkDir &Dir, StringRef Why,
+           LoadedInputs &Loaded) {
+  if (CL.Offload.Verbose)
+    errs() << ToolName << ": asking LLD what the link loads (" << Why << ")\n";
+  Pass P("ask LLD what the link loads", CL.Offload.Verbose);
+  setCrashPhase("while asking LLD what the link loads");
+  Expected<LoadedInputs> Probed = traceLoadedInputs(CL.LLDArgs, Dir.dir());
+  // A host link that fails fails here: say what LLD said, as ld.lld would.
+  if (!Probed) {
+    errs() << toString(Probed.takeError()) << "\n";
+    return 1;
+  }
+  Loaded = std::move(*Probed);
+  keepArchiveStats(CL, Dir, Loaded);
+  return 0;
+}
+
+/// Says what the options that name a triple or a runtime miss for
+/// \p Work, each once in a link (\p Said).
+Error warnAboutOptions(const LinkCommandLine &CL, const DeviceWork &Work,
+                       StringSet<> &Said) {
+  Expected<std::vector<std::string>> Warnings = checkLinkOptions(CL, Work.Jobs);
+  if (!Warnings)
+    return Warnings.takeError();
+  for (const std::string &Warning : *Warnings)
+    if (Said.insert(Warning).second)
+      WithColor::warning(errs(), ToolName) << Warning << "\n";
+  return Error::success();
+}
+
 /// How a link with device code ended: LLD's status, or an error of ours.
 struct Linked {
   Linked(int Status = 0) : Status(Status) {}
@@ -227,6 +264,10 @@ struct Linked {
   /// A device link without the host's static archives needs one: link
   /// again with every library.
   bool Again = false;
+  /// The archive members, read beside the links, hold device code after
+  /// all: the host link stopped before it read the registration object (or
+  /// did not start), and LLD is to be asked what the link loads.
+  bool Stopped = false;
 };
 
 /// How many times a link may find that its host link loaded other device
@@ -281,12 +322,40 @@ void keepDeviceLinks(DeviceLinkCache &Cache,
     logAllUnhandledErrors(std::move(E), WithColor::warning(errs(), ToolName));
 }
 
+/// The largest registration object worth a pipe (InputGate): a larger one
+/// costs more on its way through one than the wait for the archives saves.
+constexpr uint64_t MaxGatedObject = 4 << 20;
+
+/// Has the host link wait for \p Pending's archives where it reads the
+/// registration object \p Path, and stop there if one holds device code
+/// (InputGate). Where that cannot be (the archives are read, the object is
+/// large, or no pipe can be made there), waits here instead: then null, and
+/// \p Stop says whether to stop.
+std::unique_ptr<InputGate> gateOnArchives(BackgroundArchiveScan &Pending,
+                                          StringRef Path, bool &Stop) {
+  Stop = false;
+  uint64_t Size = 0;
+  if (!Pending.done() && !sys::fs::file_size(Path, Size) &&
+      Size <= MaxGatedObject) {
+    Expected<std::unique_ptr<InputGate>> Gate = InputGate::create(
+        Path, [&Pending] { return Pending.holdNoDeviceCode(); });
+    if (Gate)
+      return std::move(*Gate);
+    consumeError(Gate.takeError()); // only slower without it
+  }
+  Stop = !Pending.holdNoDeviceCode();
+  return nullptr;
+}
+
 /// Links \p Work's device code, builds its registration and links the host
 /// with it (and, for OpenMP, the runtime), tracing what the host link loads
-/// into \p HostLoaded when not null.
+/// into \p HostLoaded when not null. With \p Pending, \p Work assumes that
+/// the archive members being read hold no device code: the host link waits
+/// for them, and stops if they do.
 Linked linkWithDeviceCode(const LinkCommandLine &CL, DeviceWork &Work,
                           const WorkDir &Dir, const char *Argv0,
-                          DeviceLinkCache *Cache, LoadedInputs *HostLoaded) {
+                          DeviceLinkCache *Cache, LoadedInputs *HostLoaded,
+                          BackgroundArchiveScan *Pending) {
   const OffloadOptions &Opts = CL.Offload;
   DeviceInputs &Inputs = *Work.Inputs;
   if (Opts.Verbose)
@@ -294,6 +363,17 @@ Linked linkWithDeviceCode(const LinkCommandLine &CL, DeviceWork &Work,
       errs() << ToolName << ": device image " << describeImage(Image.Image)
              << " in " << Image.Where << "\n";
   const WorkDir *Trace = HostLoaded ? &Dir : nullptr;
+
+  // Without a registration object to wait at, the archive members are
+  // waited for here.
+  auto Stopped = [] {
+    Linked L(1);
+    L.Stopped = true;
+    return L;
+  };
+  bool RegistersImages = !Inputs.alreadyRegisteredBy() && !Work.Jobs.empty();
+  if (Pending && !RegistersImages && !Pending->holdNoDeviceCode())
+    return Stopped();
 
   // Images already registered by an input (clang-linker-wrapper's wrapper
   // object) or none at all: the host link as it was asked for.
@@ -422,6 +502,16 @@ Linked linkWithDeviceCode(const LinkCommandLine &CL, DeviceWork &Work,
     Extra.push_back(*Script);
   }
 
+  // The host link waits for the archive members at the registration object,
+  // and stops there if one holds device code after all.
+  std::unique_ptr<InputGate> Gate;
+  if (Pending) {
+    bool Stop = false;
+    Gate = gateOnArchives(*Pending, Registration->Paths.front(), Stop);
+    if (Stop)
+      return Stopped();
+  }
+
   // Whether a device link left out a static archive it needs: checked
   // beside the host link, which leaves a core idle most of its time.
   std::future<bool> ArchivesNeeded;
@@ -438,8 +528,10 @@ Linked linkWithDeviceCode(const LinkCommandLine &CL, DeviceWork &Work,
   Linked L;
   {
     Pass P("host link", Opts.Verbose);
-    L.Status = linkHost(CL, Extra, Trace, HostLoaded);
+    L.Status = linkHost(CL, Extra, Trace, HostLoaded,
+                        Gate ? &Gate->messages() : nullptr);
   }
+  L.Stopped = Gate && !Gate->finish();
   L.Again = ArchivesNeeded.valid() && ArchivesNeeded.get();
 
   // Keep what was linked in the cache, unless it is to be linked again.
@@ -514,11 +606,11 @@ int link(ArrayRef<const char *> Argv) {
     return fail(Started.takeError());
   Guard = std::move(*Started);
 
-  // Read the section tables of the inputs the command line names: which
-  // objects and archive members may hold device code.
+  // Read the section tables of the objects the command line names: which
+  // may hold device code. Its archives' members are read below.
   LinkInputs Named = [&] {
     Pass P("find the inputs LLD loads", Opts.Verbose);
-    return LinkInputs::find(CL.LLDArgs);
+    return LinkInputs::find(CL.LLDArgs, LinkInputs::Reading::Later);
   }();
 
   // What the host link loads: the objects the command line names, when no
@@ -529,24 +621,25 @@ int link(ArrayRef<const char *> Argv) {
   std::optional<std::string> Untraced =
       Opts.DryRun ? std::optional<std::string>("--offload-dry-run")
                   : optionPrintingToStdout(CL.LLDArgs);
+
+  // Read the archive members' section tables: beside the device links and
+  // the start of the host link, which waits for them where it reads the
+  // registration object (BackgroundArchiveScan); without a host link trace
+  // to check, now.
+  std::unique_ptr<BackgroundArchiveScan> Pending;
+  if (Named.archivesPending() && !Untraced) {
+    Pending = std::make_unique<BackgroundArchiveScan>(Named);
+  } else if (Named.archivesPending()) {
+    Pass P("read the archive members' section tables", Opts.Verbose);
+    Named.readPendingArchives();
+  }
+
+  // Ask LLD what the link loads, when the inputs named do not tell.
   std::string AskLLD = Untraced ? *Untraced : Named.whyAskLLD();
   LoadedInputs Loaded = Named.commandLineLoads();
-  if (!AskLLD.empty()) {
-    if (Opts.Verbose)
-      errs() << ToolName << ": asking LLD what the link loads (" << AskLLD
-             << ")\n";
-    Pass P("ask LLD what the link loads", Opts.Verbose);
-    setCrashPhase("while asking LLD what the link loads");
-    Expected<LoadedInputs> Probed =
-        traceLoadedInputs(CL.LLDArgs, (*Dir)->dir());
-    // A host link that fails fails here: say what LLD said, as ld.lld would.
-    if (!Probed) {
-      errs() << toString(Probed.takeError()) << "\n";
-      return 1;
-    }
-    Loaded = std::move(*Probed);
-    keepArchiveStats(CL, **Dir, Loaded);
-  }
+  if (!AskLLD.empty())
+    if (int Status = askLLD(CL, **Dir, AskLLD, Loaded))
+      return Status;
 
   // The device-link cache, when one is asked for.
   std::unique_ptr<DeviceLinkCache> Cache;
@@ -563,22 +656,45 @@ int link(ArrayRef<const char *> Argv) {
     return fail(Work.takeError());
 
   // Say what the options that name a triple or a runtime miss.
-  Expected<std::vector<std::string>> Warnings =
-      checkLinkOptions(CL, Work->Jobs);
-  if (!Warnings)
-    return fail(Warnings.takeError());
-  for (const std::string &Warning : *Warnings)
-    WithColor::warning(errs(), ToolName) << Warning << "\n";
+  StringSet<> Warned;
+  if (Error E = warnAboutOptions(CL, *Work, Warned))
+    return fail(std::move(E));
 
   // Link the device code, register it and link the host; again if the host
   // link loaded other device code than it was linked with (a linker script's
   // input, a member only the registration pulls in): at most a few rounds.
   for (unsigned Round = 1;; ++Round) {
     LoadedInputs HostLoaded;
-    Linked L = linkWithDeviceCode(CL, *Work, **Dir, Argv[0], Cache.get(),
-                                  Untraced ? nullptr : &HostLoaded);
+    Linked L =
+        linkWithDeviceCode(CL, *Work, **Dir, Argv[0], Cache.get(),
+                           Untraced ? nullptr : &HostLoaded, Pending.get());
     if (L.Failure)
       return fail(std::move(*L.Failure));
+
+    // The archive members are read: from now on their answer counts.
+    if (Pending) {
+      double Milliseconds = Pending->addTo(Named);
+      Pending.reset();
+      if (Opts.Verbose)
+        errs() << ToolName
+               << ": read the archive members' section tables (beside the "
+                  "links): "
+               << format("%.1f", Milliseconds) << " ms\n";
+    }
+
+    // Some hold device code: the host link stopped before it read the
+    // registration object. Ask LLD what the link loads, and start over.
+    if (L.Stopped) {
+      if (int Status = askLLD(CL, **Dir, Named.whyAskLLD(), Loaded))
+        return Status;
+      Work = findDeviceWork(CL, Loaded, Named);
+      if (!Work)
+        return fail(Work.takeError());
+      if (Error E = warnAboutOptions(CL, *Work, Warned))
+        return fail(std::move(E));
+      --Round;
+      continue;
+    }
     if (L.Status != 0)
       return L.Status;
 

@@ -11,6 +11,7 @@
 
 #include "llvm/Object/ArchiveWriter.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 
@@ -202,6 +203,57 @@ TEST_F(LinkInputsTest, MembersWithDeviceCodeAskLLD) {
       archive("libthinplain.a", {{"u.o", objectWithSection(".data")}}, true);
   In = LinkInputs::find({path("x.o"), ThinPlain});
   EXPECT_EQ(In.whyAskLLD(), "");
+}
+
+TEST_F(LinkInputsTest, ArchivesReadLaterAreAssumedWithoutDeviceCode) {
+  std::string Host = write("host.o", objectWithSection(".data"));
+  std::string Fat =
+      archive("libfat.a", {{"a.o", objectWithSection(".data")},
+                           {"b.o", objectWithSection(".llvm.offloading")}});
+  std::string Plain =
+      archive("libplain.a", {{"p.o", objectWithSection(".data")}});
+  LinkInputs In =
+      LinkInputs::find({Host, Fat, Plain}, LinkInputs::Reading::Later);
+  // Until read: objects answered, archives taken to hold none.
+  EXPECT_TRUE(In.archivesPending());
+  EXPECT_EQ(In.whyAskLLD(), "");
+  EXPECT_FALSE(In.archiveMayHoldDeviceCode(Fat));
+  EXPECT_FALSE(In.mayHoldDeviceCode(Fat + "(b.o)"));
+  EXPECT_FALSE(In.mayHoldDeviceCode(Host));
+  EXPECT_EQ(In.archivesToRead(), (std::vector<std::string>{Fat, Plain}));
+  // Read, on one thread or several: the same answer.
+  LinkInputs::ArchiveScans One = LinkInputs::readArchives({Fat, Plain}, 1);
+  LinkInputs::ArchiveScans Two = LinkInputs::readArchives({Fat, Plain}, 2);
+  EXPECT_FALSE(One.holdNoDeviceCode());
+  EXPECT_FALSE(Two.holdNoDeviceCode());
+  EXPECT_TRUE(LinkInputs::readArchives({Plain}, 1).holdNoDeviceCode());
+  In.addArchives(std::move(Two));
+  EXPECT_FALSE(In.archivesPending());
+  EXPECT_EQ(In.whyAskLLD(), "archive " + Fat + " has members with device code");
+  EXPECT_TRUE(In.memberMayHoldDeviceCode(Fat, "b.o"));
+  EXPECT_FALSE(In.memberMayHoldDeviceCode(Fat, "a.o"));
+  EXPECT_FALSE(In.archiveMayHoldDeviceCode(Plain));
+  // Already answered by the objects: nothing pending.
+  EXPECT_FALSE(
+      LinkInputs::find({Host, "-lnosuch", Fat}, LinkInputs::Reading::Later)
+          .archivesPending());
+}
+
+TEST_F(LinkInputsTest, MemberSectionTablesReadFromTheFile) {
+  // Found by type, whatever the name.
+  std::string Typed = archive(
+      "libtyped.a", {{"pad.o", objectWithSection(".data")},
+                     {"t.o", objectWithSection("odd", "SHT_LLVM_OFFLOADING")}});
+  EXPECT_FALSE(LinkInputs::readArchives({Typed}, 1).holdNoDeviceCode());
+  // A section table past the member's end: for LLD to report. (Written by
+  // hand: LLVM's archive writer reads what it stores.)
+  std::string Cut = objectWithSection(".data");
+  Cut.resize(Cut.size() - 16);
+  std::string Header = formatv("{0,-16}{1,-12}{2,-6}{3,-6}{4,-8}{5,-10}`\n",
+                               "cut.o/", "0", "0", "0", "644", Cut.size());
+  std::string Bad = write("libbad.a", "!<arch>\n" + Header + Cut);
+  LinkInputs In = LinkInputs::find({Bad});
+  EXPECT_EQ(In.whyAskLLD(), Bad + " cannot be read, or is malformed");
 }
 
 TEST_F(LinkInputsTest, WhatLLDMustAnswer) {
