@@ -260,6 +260,15 @@ optionPrintingToStdout(ArrayRef<std::string> LLDArgs) {
   return std::nullopt;
 }
 
+std::optional<std::string> dependencyFile(ArrayRef<std::string> LLDArgs) {
+  ParsedArgs P = parseArgs(LLDArgs);
+  std::optional<std::string> File;
+  for (const opt::Arg *A : P.List)
+    if (optionName(*A) == "dependency-file" && A->getNumValues())
+      File = A->getValue();
+  return File;
+}
+
 LinkInputs LinkInputs::find(ArrayRef<std::string> LLDArgs, Reading Archives) {
   LinkInputs In;
   ParsedArgs P = parseArgs(LLDArgs);

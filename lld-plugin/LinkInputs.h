@@ -86,6 +86,9 @@ bool namesInputFiles(llvm::ArrayRef<std::string> LLDArgs);
 std::optional<std::string>
 optionPrintingToStdout(llvm::ArrayRef<std::string> LLDArgs);
 
+/// The file --dependency-file names in \p LLDArgs, as LLD reads them.
+std::optional<std::string> dependencyFile(llvm::ArrayRef<std::string> LLDArgs);
+
 /// The inputs a command line names, and which of them may hold device code.
 class LinkInputs {
 public:

@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "lld-plugin/BackgroundArchiveScan.h"
+#include "lld-plugin/DependencyFile.h"
 #include "lld-plugin/DeviceInputs.h"
 #include "lld-plugin/DeviceLink.h"
 #include "lld-plugin/DeviceLinkCache.h"
@@ -533,6 +534,13 @@ Linked linkWithDeviceCode(const LinkCommandLine &CL, DeviceWork &Work,
   }
   L.Stopped = Gate && !Gate->finish();
   L.Again = ArchivesNeeded.valid() && ArchivesNeeded.get();
+
+  // The dependency file names no file of the work directory, gone after
+  // the link: build tools would take it for changed and link again.
+  if (L.Status == 0 && !Opts.SaveTemps)
+    if (std::optional<std::string> DepFile = dependencyFile(CL.LLDArgs))
+      if (Error E = dropFromDependencyFile(*DepFile, Dir.dir()))
+        return linkError(std::move(E));
 
   // Keep what was linked in the cache, unless it is to be linked again.
   if (Cache && L.Status == 0 && !L.Again)
