@@ -13,6 +13,8 @@
 #include <array>
 #include "format/CompressedBundle.h"
 
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/Compression.h"
@@ -813,18 +815,42 @@ Error streamOffloadImages(const OffloadBinary &Binary, ArrayRef<size_t> Indices,
 
 Expected<StringRef> loadOffloadImage(const OffloadBinary &Binary, size_t Index,
                                      ByteStore &Store) {
-  const OffloadImage &Image = Binary.Images[Index];
-  if (!Image.isDeferred())
-    return Image.Image;
-  // Grown as the data comes: the entry's size is not allocated up front.
-  SmallVector<char, 0> Bytes;
-  if (Error E = streamOffloadImages(Binary, Index,
-                                    [&](size_t, StringRef Piece) -> Error {
-                                      Bytes.append(Piece.begin(), Piece.end());
+  Expected<std::vector<StringRef>> Images =
+      loadOffloadImages(Binary, Index, Store);
+  if (!Images)
+    return Images.takeError();
+  return Images->front();
+}
+
+Expected<std::vector<StringRef>>
+loadOffloadImages(const OffloadBinary &Binary, ArrayRef<size_t> Indices,
+                  ByteStore &Store) {
+  // Grown as the data comes: no entry's size is allocated up front.
+  std::vector<SmallVector<char, 0>> Bytes(Indices.size());
+  std::vector<size_t> Deferred;
+  DenseMap<size_t, size_t> Slot;
+  for (auto [I, Index] : enumerate(Indices))
+    if (Binary.Images[Index].isDeferred() && Slot.try_emplace(Index, I).second)
+      Deferred.push_back(Index);
+  if (Error E = streamOffloadImages(Binary, Deferred,
+                                    [&](size_t Index, StringRef Piece) {
+                                      SmallVector<char, 0> &To =
+                                          Bytes[Slot[Index]];
+                                      To.append(Piece.begin(), Piece.end());
                                       return Error::success();
                                     }))
     return std::move(E);
-  return Store.keep(std::move(Bytes));
+  std::vector<StringRef> Images;
+  for (auto [I, Index] : enumerate(Indices)) {
+    const OffloadImage &Image = Binary.Images[Index];
+    if (!Image.isDeferred())
+      Images.push_back(Image.Image);
+    else if (Slot[Index] == I)
+      Images.push_back(Store.keep(std::move(Bytes[I])));
+    else
+      Images.push_back(Images[Slot[Index]]);
+  }
+  return Images;
 }
 
 } // namespace offload

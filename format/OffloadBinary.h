@@ -193,6 +193,12 @@ llvm::Error streamOffloadImages(
 llvm::Expected<llvm::StringRef>
 loadOffloadImage(const OffloadBinary &Binary, size_t Index, ByteStore &Store);
 
+/// loadOffloadImage() of each of the images \p Indices, the deferred ones
+/// inflated in one pass over the stream, not one each.
+llvm::Expected<std::vector<llvm::StringRef>>
+loadOffloadImages(const OffloadBinary &Binary, llvm::ArrayRef<size_t> Indices,
+                  ByteStore &Store);
+
 /// True if \p Data starts with the OffloadBinary magic.
 bool hasOffloadBinaryMagic(llvm::StringRef Data);
 

@@ -8,6 +8,7 @@
 #include "format/InspectCudaFatbin.h"
 #include "format/OffloadBundle.h"
 
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/BinaryFormat/ELF.h"
@@ -156,6 +157,20 @@ Expected<uint64_t> Inspector::walkOne(StringRef Data, uint64_t At,
             },
             StreamedPrefix))
       return std::move(E);
+    // The images that are containers to walk into, inflated whole in one
+    // pass over the stream.
+    std::vector<size_t> Walked;
+    for (size_t I : Deferred)
+      if (Heads[I].size() != Binary->Images[I].getImageSize() &&
+          isWalkedKind(detectImageKind(Heads[I])))
+        Walked.push_back(I);
+    Expected<std::vector<StringRef>> Wholes =
+        loadOffloadImages(*Binary, Walked, Store);
+    if (!Wholes)
+      return Wholes.takeError();
+    DenseMap<size_t, StringRef> Whole;
+    for (auto [I, Index] : enumerate(Walked))
+      Whole[Index] = (*Wholes)[I];
     Node.TheType = InspectNode::Type::OffloadBinary;
     Node.Format = "v" + std::to_string(Binary->Version);
     Node.Size = Binary->Data.size();
@@ -171,8 +186,7 @@ Expected<uint64_t> Inspector::walkOne(StringRef Data, uint64_t At,
       Child.Data = Image.Image;
       if (!Image.isDeferred()) {
         Child.FileOffset = fileOffset(Ctx, Image.Image.data());
-      } else if (Heads[I].size() == Child.Size ||
-                 !isWalkedKind(detectImageKind(Heads[I]))) {
+      } else if (!Whole.count(I)) {
         Child.Data =
             Store.keep(MemoryBuffer::getMemBufferCopy(Heads[I], Ctx.Location));
         if (Child.Data.size() < Child.Size)
@@ -184,10 +198,7 @@ Expected<uint64_t> Inspector::walkOne(StringRef Data, uint64_t At,
                                        });
           };
       } else {
-        Expected<StringRef> Whole = loadOffloadImage(*Binary, I, Store);
-        if (!Whole)
-          return Whole.takeError();
-        Child.Data = *Whole;
+        Child.Data = Whole[I];
       }
       Heads[I].clear();
       Heads[I].shrink_to_fit();
