@@ -1,6 +1,7 @@
 //===- format/CubinResources.cpp - Per-kernel resources of a cubin --------===//
 
 #include "format/CubinResources.h"
+#include "format/ELFMachine.h"
 #include "format/FormatError.h"
 
 #include "llvm/ADT/DenseMap.h"
@@ -32,7 +33,6 @@ constexpr uint8_t STO_CUDA_ENTRY = 0x10;
 constexpr uint64_t ReservedSharedBytes = 1024;
 
 // Offsets of ELF64 header and section header fields, for messages.
-constexpr uint64_t EMachineOffset = 0x12;
 constexpr uint64_t EFlagsOffset = 0x30;
 constexpr uint64_t EShoffOffset = 0x28;
 constexpr uint64_t EShstrndxOffset = 0x3e;
@@ -196,9 +196,9 @@ Error checkHeader(StringRef Name, StringRef Data) {
       Data[ELF::EI_DATA] != ELF::ELFDATA2LSB)
     return cubinError(Name, ELF::EI_CLASS,
                       "only 64-bit little-endian cubins are supported");
-  uint16_t Machine = support::endian::read16le(Data.data() + EMachineOffset);
+  uint16_t Machine = support::endian::read16le(Data.data() + ELFMachineOffset);
   if (Machine != ELF::EM_CUDA)
-    return cubinError(Name, EMachineOffset,
+    return cubinError(Name, ELFMachineOffset,
                       "not a cubin: e_machine is " + Twine(Machine) +
                           ", not EM_CUDA (190)");
   return Error::success();
@@ -492,18 +492,7 @@ Expected<std::vector<CubinKernelResources>> Reader::read() {
 
 } // namespace
 
-bool isCubin(StringRef Bytes) {
-  if (Bytes.size() < EMachineOffset + 2 || !Bytes.starts_with(ELF::ElfMagic))
-    return false;
-  uint8_t Encoding = Bytes[ELF::EI_DATA];
-  if (Encoding != ELF::ELFDATA2LSB && Encoding != ELF::ELFDATA2MSB)
-    return false;
-  // e_machine is at the same place in both classes.
-  uint16_t Machine = Encoding == ELF::ELFDATA2LSB
-                         ? support::endian::read16le(Bytes.data() + 18)
-                         : support::endian::read16be(Bytes.data() + 18);
-  return Machine == ELF::EM_CUDA;
-}
+bool isCubin(StringRef Bytes) { return readELFMachine(Bytes) == ELF::EM_CUDA; }
 
 Expected<std::string> readCubinArch(MemoryBufferRef Cubin) {
   StringRef Name = Cubin.getBufferIdentifier();

@@ -1,6 +1,7 @@
 //===- format/KernelResources.cpp - What a GPU kernel uses ----------------===//
 
 #include "format/KernelResources.h"
+#include "format/ELFMachine.h"
 
 #include "format/AMDGPUResources.h"
 #include "format/CubinResources.h"
@@ -48,14 +49,8 @@ Expected<std::vector<KernelResources>> readKernelResources(StringRef Data,
   default:
     return std::vector<KernelResources>();
   }
-  // e_machine sits at 18 in both ELF classes; a code object's vendor picks
-  // its reader.
-  if (Data.size() < 20)
-    return std::vector<KernelResources>();
-  bool BigEndian = Data[ELF::EI_DATA] == ELF::ELFDATA2MSB;
-  uint16_t Machine = BigEndian ? support::endian::read16be(Data.data() + 18)
-                               : support::endian::read16le(Data.data() + 18);
-  switch (Machine) {
+  // A code object's vendor picks its reader.
+  switch (readELFMachine(Data).value_or(ELF::EM_NONE)) {
   case ELF::EM_AMDGPU:
     return readAMDGPUKernelResources(Data, Location);
   case ELF::EM_CUDA:

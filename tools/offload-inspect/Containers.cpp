@@ -5,6 +5,7 @@
 
 #include "format/BundleEntryID.h"
 #include "format/CompressedBundle.h"
+#include "format/CubinResources.h"
 #include "format/InspectCudaFatbin.h"
 #include "format/OffloadBundle.h"
 
@@ -60,9 +61,7 @@ static StringRef detectImageKind(StringRef Data) {
   case file_magic::elf_relocatable:
   case file_magic::elf_executable:
   case file_magic::elf_shared_object:
-    // e_machine is at 18 in both ELF classes; NVIDIA's is a cubin.
-    if (Data.size() >= 20 &&
-        support::endian::read16le(Data.data() + 18) == ELF::EM_CUDA)
+    if (isCubin(Data))
       return "cubin";
     return "object";
   case file_magic::archive:
