@@ -35,6 +35,7 @@ import argparse
 import concurrent.futures
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -147,7 +148,8 @@ class Session:
         with open(script, "w", encoding="utf-8") as f:
             f.write(text)
         marker = f"__doc_block_done_{self.count}"
-        self.send(f"__doc_failed=0; source {script} </dev/null >{out} 2>&1; "
+        self.send(f"__doc_failed=0; source {shlex.quote(script)} </dev/null "
+                  f">{shlex.quote(out)} 2>&1; "
                   f"__doc_status=$?; "
                   f"echo \"{marker} $__doc_failed $__doc_status $PWD\"\n")
         done = None
