@@ -7,6 +7,7 @@
 
 #include "format/CheckedArchive.h"
 #include "support/AtomicOutput.h"
+#include "support/Version.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Config/llvm-config.h"
@@ -205,7 +206,8 @@ Expected<std::string> DeviceLinkCache::key(const PreparedDeviceLink &Link,
   KeyBuilder K(Dir);
   // This linker.
   K.add("format", "lld-offload device-link cache 1");
-  K.add("version", LLD_OFFLOAD_CACHE_VERSION " LLVM " LLVM_VERSION_STRING);
+  K.add("version",
+        (lldOffloadVersion() + " LLVM " + LLVM_VERSION_STRING).str());
   K.addIdentity("linker", Self);
   // The job.
   const DeviceLinkJob &Job = *Link.Job;
