@@ -369,10 +369,9 @@ static Error deviceLinkError(const PreparedDeviceLink &Link,
   std::string Hint;
   if (Messages.contains("unable to find library -lomptarget") ||
       Messages.contains("unable to find library -lomp"))
-    Hint = "\nthis device link needs LLVM's offload runtime (libomp.so, "
-           "libomptarget.so): install liboffload and libomp (Debian: "
-           "liboffload-22-dev, libomp-22-dev), or give their directory with "
-           "--offload-runtime-path=<dir>";
+    Hint = std::string("\nthis device link needs LLVM's offload runtime "
+                       "(libomp.so, libomptarget.so): ") +
+           OffloadRuntimeAdvice;
   // LLD names the work files, which are gone by the time this is read,
   // unless they are kept.
   StringRef WorkDir = sys::path::parent_path(Link.Output);

@@ -50,8 +50,7 @@ static Error checkRuntime(const LinkCommandLine &CL) {
                     ? "there is no " + Named.str().str() +
                           " (--offload-runtime-path=)"
                     : std::string("it is in no library directory")) +
-          "; install liboffload (Debian: liboffload-22-dev) or give its "
-          "directory with --offload-runtime-path=<dir>");
+          "; " + OffloadRuntimeAdvice);
 }
 
 /// OpenMP device code with GNU's OpenMP runtime (clang -fopenmp=libgomp):

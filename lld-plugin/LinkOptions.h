@@ -108,6 +108,13 @@ void dropVersionOptions(std::vector<std::string> &LLDArgs);
 /// True if \p LLDArgs already link the OpenMP offload runtime.
 bool linksOffloadRuntime(llvm::ArrayRef<std::string> LLDArgs);
 
+/// What to do when LLVM's offload runtime (libomptarget.so, libomp.so) is
+/// not found, for the messages that say so.
+constexpr const char *OffloadRuntimeAdvice =
+    "install liboffload and libomp (Debian: liboffload-22-dev, "
+    "libomp-22-dev), or give their directory with "
+    "--offload-runtime-path=<dir>";
+
 /// The arguments of a probe link: \p LLDArgs without the options that write
 /// side outputs (map files, dependency files, traces, reproducers) and with
 /// the output sent to /dev/null, ignoring undefined symbols.
