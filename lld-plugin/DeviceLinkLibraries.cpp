@@ -262,39 +262,54 @@ bool omittedArchivesNeeded(StringRef Trace, const DeviceLinkLibraries &Libs) {
   std::vector<int> Positions = tracePositions(Lines, Libs);
 
   LoadedSymbols Loaded;
-  for (auto [Line, Position] : llvm::zip(Lines, Positions)) {
-    auto [Path, Member] = splitTraceName(Line);
+  // Each archive read once, however many of its members were loaded: its
+  // members by name (the first of a name, as the trace names it).
+  StringMap<StringMap<MemoryBufferRef>> Members;
+  auto MembersOf = [&](StringRef Path) -> StringMap<MemoryBufferRef> * {
+    auto [It, New] = Members.try_emplace(Path);
+    if (!New)
+      return &It->second;
     ErrorOr<std::unique_ptr<MemoryBuffer>> File = MemoryBuffer::getFile(
         Path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
     if (!File)
-      return true;
-    MemoryBufferRef Buffer = **File;
+      return nullptr;
+    Expected<std::unique_ptr<Archive>> Lib = createCheckedArchive(**File);
     Loaded.Buffers.push_back(std::move(*File));
-    if (!Member.empty()) {
-      Expected<std::unique_ptr<Archive>> Lib = createCheckedArchive(Buffer);
-      if (!Lib) {
-        consumeError(Lib.takeError());
+    if (!Lib) {
+      consumeError(Lib.takeError());
+      return nullptr;
+    }
+    Error Err = Error::success();
+    for (const Archive::Child &Child : (*Lib)->children(Err)) {
+      Expected<StringRef> Name = Child.getName();
+      Expected<MemoryBufferRef> MB = Child.getMemoryBufferRef();
+      if (Name && MB)
+        It->second.try_emplace(*Name, *MB);
+      consumeError(Name.takeError());
+      consumeError(MB.takeError());
+    }
+    consumeError(std::move(Err));
+    Loaded.Archives.push_back(std::move(*Lib));
+    return &It->second;
+  };
+  for (auto [Line, Position] : llvm::zip(Lines, Positions)) {
+    auto [Path, Member] = splitTraceName(Line);
+    MemoryBufferRef Buffer;
+    if (Member.empty()) {
+      ErrorOr<std::unique_ptr<MemoryBuffer>> File = MemoryBuffer::getFile(
+          Path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
+      if (!File)
         return true;
-      }
-      std::optional<MemoryBufferRef> Found;
-      Error Err = Error::success();
-      for (const Archive::Child &Child : (*Lib)->children(Err)) {
-        Expected<StringRef> Name = Child.getName();
-        if (Name && *Name == Member) {
-          Expected<MemoryBufferRef> MB = Child.getMemoryBufferRef();
-          if (MB)
-            Found = *MB;
-          else
-            consumeError(MB.takeError());
-          break;
-        }
-        consumeError(Name.takeError());
-      }
-      consumeError(std::move(Err));
-      Loaded.Archives.push_back(std::move(*Lib));
-      if (!Found)
+      Buffer = **File;
+      Loaded.Buffers.push_back(std::move(*File));
+    } else {
+      StringMap<MemoryBufferRef> *Lib = MembersOf(Path);
+      if (!Lib)
         return true;
-      Buffer = *Found;
+      auto Found = Lib->find(Member);
+      if (Found == Lib->end())
+        return true;
+      Buffer = Found->second;
     }
     // Linker scripts are not traced; anything else unreadable counts.
     if (!Loaded.add(Buffer, Position))

@@ -348,6 +348,17 @@ TEST_F(LinkInputsTest, OmittedArchiveNeededWhenItWouldGiveAMember) {
   // What cannot be read counts as needed.
   Libs = omitStaticArchives({"-lbar"}, Search);
   EXPECT_TRUE(omittedArchivesNeeded(path("gone.o") + "\n", Libs));
+  // Members of a kept archive, as the trace names them: b.o defines foo
+  // before libfoo.a could; a member the archive lacks counts as needed.
+  std::string W = archive("libw.a", {{"a.o", objectWithSymbols({"a"}, {})},
+                                     {"b.o", objectWithSymbols({"foo"}, {})}});
+  Libs = omitStaticArchives(
+      {"--whole-archive", "-lw", "--no-whole-archive", "-lfoo"}, Search);
+  Libs.LeadingLines = 1;
+  EXPECT_FALSE(omittedArchivesNeeded(
+      Image + "\n" + W + "(a.o)\n" + W + "(b.o)\n", Libs));
+  EXPECT_TRUE(omittedArchivesNeeded(Image + "\n" + W + "(a.o)\n", Libs));
+  EXPECT_TRUE(omittedArchivesNeeded(Image + "\n" + W + "(c.o)\n", Libs));
 }
 
 TEST_F(LinkInputsTest, OmittedArchiveSymbolTablesOfEveryKind) {
