@@ -28,6 +28,8 @@ public:
   explicit BackgroundArchiveScan(const LinkInputs &Named);
   /// True once the archives are read; does not wait.
   bool done() const;
+  /// Waits until they are. Safe on any thread.
+  void wait() const { Scans.wait(); }
   /// Waits for the archives; true if none holds device code, as assumed.
   /// Safe on any thread.
   bool holdNoDeviceCode() const;

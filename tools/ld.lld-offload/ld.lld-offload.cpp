@@ -514,13 +514,17 @@ Linked linkWithDeviceCode(const LinkCommandLine &CL, DeviceWork &Work,
   }
 
   // Whether a device link left out a static archive it needs: checked
-  // beside the host link, which leaves a core idle most of its time.
+  // beside the host link, which leaves a core idle most of its time; after
+  // the archive members, which the host link waits for.
   std::future<bool> ArchivesNeeded;
   if (llvm::any_of(Links, [](const PreparedDeviceLink &Link) {
         return Link.omitsArchives();
       }))
-    ArchivesNeeded = std::async(std::launch::async,
-                                [&] { return omittedArchivesNeeded(Links); });
+    ArchivesNeeded = std::async(std::launch::async, [&] {
+      if (Pending)
+        Pending->wait();
+      return omittedArchivesNeeded(Links);
+    });
 
   // Link the host with the registration objects and, for OpenMP, the
   // offload runtime.
