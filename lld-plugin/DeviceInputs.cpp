@@ -433,12 +433,16 @@ Error DeviceInputs::addArchiveMembersDeviceCodeNeeds(
           Joined.push_back(&Use);
       if (Joined.empty())
         continue;
-      if (Error E = load(C))
-        return E;
-      SymbolUse Own;
-      if (Error E = noteSymbols(C.Image, C.Where, Own))
-        return E;
-      if (none_of(Own.Defined.keys(), [&](StringRef S) {
+      // Read once: the rounds ask again of the candidates left.
+      if (!C.Defines) {
+        if (Error E = load(C))
+          return E;
+        SymbolUse Own;
+        if (Error E = noteSymbols(C.Image, C.Where, Own))
+          return E;
+        C.Defines = std::move(Own.Defined);
+      }
+      if (none_of(C.Defines->keys(), [&](StringRef S) {
             return any_of(Joined,
                           [&](const SymbolUse *U) { return U->needs(S); });
           }))

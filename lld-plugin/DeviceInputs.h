@@ -87,6 +87,8 @@ private:
     /// For an image left compressed (Image.isDeferred()): its binary in
     /// Finder.binaries() and its index there, to inflate it from.
     size_t Binary = 0, Index = 0;
+    /// The symbols the image defines, once read.
+    std::optional<llvm::StringSet<>> Defines;
   };
   /// Symbols the images of one (offload kind, triple, arch) define and need.
   struct SymbolUse {
