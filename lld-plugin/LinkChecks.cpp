@@ -61,11 +61,7 @@ static Error checkOpenMPRuntime(const LinkCommandLine &CL,
   bool OpenMP = llvm::any_of(Jobs, [](const DeviceLinkJob &Job) {
     return Job.Kind == OffloadKind::OpenMP;
   });
-  bool GOMP = llvm::any_of(CL.LLDArgs, [](StringRef Arg) {
-    return Arg == "-lgomp" || Arg == "-l:libgomp.so" ||
-           sys::path::filename(Arg).starts_with("libgomp.");
-  });
-  if (!OpenMP || !GOMP)
+  if (!OpenMP || !namesLibrary(CL.LLDArgs, "gomp"))
     return Error::success();
   return createStringError(
       inconvertibleErrorCode(),

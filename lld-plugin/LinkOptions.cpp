@@ -7,6 +7,7 @@
 #include "llvm/Support/CachePruning.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Format.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/StringSaver.h"
 
 using namespace llvm;
@@ -312,21 +313,34 @@ void dropVersionOptions(std::vector<std::string> &LLDArgs) {
   });
 }
 
-bool linksOffloadRuntime(ArrayRef<std::string> LLDArgs) {
+bool namesLibrary(ArrayRef<std::string> LLDArgs, StringRef Name) {
+  // lib<Name>.so, lib<Name>.a, lib<Name>.so.1, ...
+  std::string Prefix = ("lib" + Name + ".").str();
+  auto IsFile = [&](StringRef Path) {
+    return sys::path::filename(Path).starts_with(Prefix);
+  };
   for (size_t I = 0; I != LLDArgs.size(); ++I) {
     StringRef Arg = LLDArgs[I];
-    if (Arg == "-lomptarget" || Arg == "--library=omptarget" ||
-        Arg == "-l:libomptarget.so" ||
-        ((Arg == "-l" || Arg == "--library") && I + 1 < LLDArgs.size() &&
-         LLDArgs[I + 1] == "omptarget"))
-      return true;
-    if (!Arg.starts_with("-") &&
-        StringRef(Arg).rsplit('/').second.starts_with("libomptarget.so"))
-      return true;
-    if (!Arg.starts_with("-") && Arg.starts_with("libomptarget.so"))
+    if (!Arg.starts_with("-")) {
+      if (IsFile(Arg))
+        return true;
+      continue;
+    }
+    std::optional<StringRef> Lib;
+    if ((Arg == "-l" || Arg == "--library") && I + 1 < LLDArgs.size())
+      Lib = LLDArgs[++I];
+    else if (Arg.starts_with("--library="))
+      Lib = Arg.drop_front(strlen("--library="));
+    else if (Arg.starts_with("-l"))
+      Lib = Arg.drop_front(2);
+    if (Lib && (*Lib == Name || (Lib->consume_front(":") && IsFile(*Lib))))
       return true;
   }
   return false;
+}
+
+bool linksOffloadRuntime(ArrayRef<std::string> LLDArgs) {
+  return namesLibrary(LLDArgs, "omptarget");
 }
 
 std::vector<std::string> probeArguments(ArrayRef<std::string> LLDArgs) {

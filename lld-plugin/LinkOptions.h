@@ -105,6 +105,11 @@ void printInfo(llvm::raw_ostream &OS, llvm::StringRef LLDOut, bool Help);
 /// Removes -v and -V from \p LLDArgs: the version line is ours to print.
 void dropVersionOptions(std::vector<std::string> &LLDArgs);
 
+/// True if \p LLDArgs link the library \p Name: -l<Name>, -l <Name>,
+/// --library[=]<Name>, -l:lib<Name>.<ext>, or a file lib<Name>.<ext> named
+/// by path.
+bool namesLibrary(llvm::ArrayRef<std::string> LLDArgs, llvm::StringRef Name);
+
 /// True if \p LLDArgs already link the OpenMP offload runtime.
 bool linksOffloadRuntime(llvm::ArrayRef<std::string> LLDArgs);
 

@@ -79,4 +79,24 @@ TEST(LinkOptions, ResourceUsageTakesAJoinedFileOnly) {
             std::string::npos);
 }
 
+TEST(LinkOptions, NamesLibraryInEverySpelling) {
+  using Args = std::vector<std::string>;
+  for (const Args &A :
+       {Args{"-lomptarget"}, Args{"-l", "omptarget"},
+        Args{"--library=omptarget"}, Args{"--library", "omptarget"},
+        Args{"-l:libomptarget.so"}, Args{"-l:libomptarget.so.22"},
+        Args{"/usr/lib/llvm-22/lib/libomptarget.so"}, Args{"libomptarget.a"}})
+    EXPECT_TRUE(namesLibrary(A, "omptarget")) << A.front();
+  for (const Args &A :
+       {Args{"-lomptarget2"}, Args{"-lomp"}, Args{"-l:libomp.so"},
+        Args{"/x/libomptarget-nvptx.bc"}, Args{"-o", "x"}, Args{"-l"},
+        Args{"-L/libomptarget.so"}, Args{"-lto-O2"}})
+    EXPECT_FALSE(namesLibrary(A, "omptarget")) << A.front();
+  EXPECT_TRUE(linksOffloadRuntime({"a.o", "-lomptarget"}));
+  EXPECT_TRUE(namesLibrary({"-lgomp"}, "gomp"));
+  EXPECT_TRUE(
+      namesLibrary({"/usr/lib/gcc/x86_64-linux-gnu/12/libgomp.so"}, "gomp"));
+  EXPECT_FALSE(namesLibrary({"-lgomp"}, "omp"));
+}
+
 } // namespace
