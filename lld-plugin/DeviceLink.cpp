@@ -220,10 +220,7 @@ prepareNVPTXLink(const DeviceLinkJob &Job, const OffloadOptions &Options,
 /// file (an archive, a linker script) makes that unknown.
 static size_t leadingTraceLines(ArrayRef<std::string> Args,
                                 ArrayRef<std::string> SearchArgs) {
-  std::vector<std::string> Dirs;
-  for (StringRef Arg : SearchArgs)
-    if (Arg.consume_front("-L"))
-      Dirs.push_back(Arg.str());
+  SearchPaths Paths = getSearchPaths(SearchArgs);
   size_t Lines = 0;
   for (size_t I = 0; I != Args.size(); ++I) {
     StringRef Arg = Args[I];
@@ -233,7 +230,8 @@ static size_t leadingTraceLines(ArrayRef<std::string> Args,
     }
     std::optional<std::string> Path;
     if (Arg.starts_with("-l"))
-      Path = searchLibrary(Arg.drop_front(2), Dirs, "", /*Static=*/false);
+      Path = searchLibrary(Arg.drop_front(2), Paths.Dirs, Paths.Sysroot,
+                           /*Static=*/false);
     else if (!Arg.starts_with("-"))
       Path = Arg.str();
     else

@@ -226,14 +226,9 @@ Expected<std::string> DeviceLinkCache::key(const PreparedDeviceLink &Link,
       K.addIdentity(Tool, *Path);
     }
   // The arguments, and the files they name or find.
-  std::vector<std::string> Dirs;
-  std::string Sysroot;
-  for (StringRef Arg : Link.Args) {
-    if (Arg.starts_with("-L"))
-      Dirs.push_back(Arg.drop_front(2).str());
-    else if (Arg.starts_with("--sysroot="))
-      Sysroot = Arg.drop_front(strlen("--sysroot=")).str();
-  }
+  SearchPaths Paths = getSearchPaths(Link.Args);
+  const std::vector<std::string> &Dirs = Paths.Dirs;
+  const std::string &Sysroot = Paths.Sysroot;
   for (size_t I = 0; I != Link.Args.size(); ++I) {
     StringRef Arg = Link.Args[I];
     K.add("arg", K.relative(Arg));

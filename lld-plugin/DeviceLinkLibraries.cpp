@@ -33,14 +33,7 @@ static file_magic magicOf(StringRef Path) {
 
 DeviceLinkLibraries omitStaticArchives(ArrayRef<std::string> Libraries,
                                        ArrayRef<std::string> SearchArgs) {
-  std::vector<std::string> Dirs;
-  std::string Sysroot;
-  for (StringRef Arg : SearchArgs) {
-    if (Arg.consume_front("-L"))
-      Dirs.push_back(Arg.str());
-    else if (Arg.consume_front("--sysroot="))
-      Sysroot = Arg.str();
-  }
+  SearchPaths Paths = getSearchPaths(SearchArgs);
   DeviceLinkLibraries Libs;
   bool WholeArchive = false;
   for (StringRef Lib : Libraries) {
@@ -53,8 +46,8 @@ DeviceLinkLibraries omitStaticArchives(ArrayRef<std::string> Libraries,
       continue;
     }
     std::optional<std::string> Path =
-        Lib.starts_with("-l") ? searchLibrary(Lib.drop_front(2), Dirs, Sysroot,
-                                              /*Static=*/false)
+        Lib.starts_with("-l") ? searchLibrary(Lib.drop_front(2), Paths.Dirs,
+                                              Paths.Sysroot, /*Static=*/false)
                               : std::optional<std::string>(Lib.str());
     DeviceLinkLibraries::Library L;
     L.Path = Path.value_or("");
