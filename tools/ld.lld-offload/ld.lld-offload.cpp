@@ -30,6 +30,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Jobserver.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/TimeProfiler.h"
@@ -560,6 +561,14 @@ int link(ArrayRef<const char *> Argv) {
     return fail(Parsed.takeError());
   LinkCommandLine &CL = *Parsed;
   const OffloadOptions &Opts = CL.Offload;
+
+  // Join make's jobserver before this process opens a file of its own: the
+  // jobserver's pipe is named by descriptor numbers (MAKEFLAGS), which a
+  // file of ours would take where make closed the pipe (a recipe without
+  // '+'), and the client would take that file for the pipe.
+  if (Opts.UseJobserver)
+    (void)JobserverClient::getInstance();
+
   TimeTrace Trace = takeTimeTraceOptions(CL.LLDArgs);
   if (Trace.Enabled)
     timeTraceProfilerInitialize(Trace.Granularity, ToolName);
