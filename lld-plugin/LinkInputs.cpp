@@ -486,18 +486,25 @@ void LinkInputs::scanFiles() {
     Entries.push_back(&E);
   // Objects are read here; archives only told apart, their members read by
   // readArchives().
+  // Each file opened once: its first bytes say whether to map it.
   parallelFor(0, Entries.size(), [&](size_t I) {
     FileScan &F = Entries[I]->second;
-    file_magic Magic;
-    if (identify_magic(Entries[I]->first(), Magic))
+    StringRef Path = Entries[I]->first();
+    int FD;
+    if (sys::fs::openFileForRead(Path, FD))
       return; // Unknown: LLD says what is wrong
-    if (Magic == file_magic::archive) {
+    auto Close = make_scope_exit([&] { ::close(FD); });
+    char Head[32];
+    ssize_t N = ::pread(FD, Head, sizeof(Head), 0);
+    if (N < 0)
+      return;
+    if (identify_magic(StringRef(Head, N)) == file_magic::archive) {
       F.IsArchive = true;
       return;
     }
     ErrorOr<std::unique_ptr<MemoryBuffer>> Buffer =
-        MemoryBuffer::getFile(Entries[I]->first(), /*IsText=*/false,
-                              /*RequiresNullTerminator=*/false);
+        MemoryBuffer::getOpenFile(FD, Path, /*FileSize=*/-1,
+                                  /*RequiresNullTerminator=*/false);
     if (Buffer)
       F.Scan = scanForDeviceCode(**Buffer);
   });
