@@ -4,6 +4,7 @@
 
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
@@ -72,6 +73,10 @@ std::string dropPrerequisitesUnder(StringRef Rule, StringRef Dir) {
 }
 
 Error dropFromDependencyFile(StringRef Path, StringRef Dir) {
+  // "-" is standard output, /dev/null or a pipe cannot be read back: what
+  // went there stays as LLD wrote it.
+  if (Path == "-" || !sys::fs::is_regular_file(Path))
+    return Error::success();
   ErrorOr<std::unique_ptr<MemoryBuffer>> File = MemoryBuffer::getFile(Path);
   if (!File)
     return createFileError(Path, File.getError());

@@ -23,7 +23,8 @@ namespace offload {
 /// directory \p Dir.
 std::string dropPrerequisitesUnder(llvm::StringRef Rule, llvm::StringRef Dir);
 
-/// Rewrites the dependency file \p Path without the files under \p Dir.
+/// Rewrites the dependency file \p Path without the files under \p Dir;
+/// one that is not a regular file ("-", /dev/null) is left alone.
 llvm::Error dropFromDependencyFile(llvm::StringRef Path, llvm::StringRef Dir);
 
 } // namespace offload

@@ -541,11 +541,13 @@ Linked linkWithDeviceCode(const LinkCommandLine &CL, DeviceWork &Work,
   L.Again = ArchivesNeeded.valid() && ArchivesNeeded.get();
 
   // The dependency file names no file of the work directory, gone after
-  // the link: build tools would take it for changed and link again.
+  // the link: build tools would take it for changed and link again. (The
+  // output is made: a rule that cannot be rewritten is only a warning.)
   if (L.Status == 0 && !Opts.SaveTemps)
     if (std::optional<std::string> DepFile = dependencyFile(CL.LLDArgs))
       if (Error E = dropFromDependencyFile(*DepFile, Dir.dir()))
-        return linkError(std::move(E));
+        logAllUnhandledErrors(std::move(E),
+                              WithColor::warning(errs(), ToolName));
 
   // Keep what was linked in the cache, unless it is to be linked again.
   if (Cache && L.Status == 0 && !L.Again)
