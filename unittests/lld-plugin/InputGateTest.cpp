@@ -13,6 +13,7 @@
 
 #include "gtest/gtest.h"
 
+#include <functional>
 #include <future>
 
 using namespace llvm;
@@ -46,6 +47,17 @@ protected:
     });
   }
 
+  /// A gate on the file, or null (the test says why).
+  std::unique_ptr<InputGate> gate(std::function<bool()> Decide) {
+    Expected<std::unique_ptr<InputGate>> Gate =
+        InputGate::create(Path, std::move(Decide));
+    if (!Gate) {
+      ADD_FAILURE() << toString(Gate.takeError());
+      return nullptr;
+    }
+    return std::move(*Gate);
+  }
+
   std::string fileNow() {
     sys::fs::file_status Status;
     EXPECT_FALSE(sys::fs::status(Path, Status));
@@ -61,9 +73,8 @@ protected:
 TEST_F(InputGateTest, OpenGivesTheFile) {
   std::promise<bool> Decision;
   std::shared_future<bool> Decided = Decision.get_future().share();
-  Expected<std::unique_ptr<InputGate>> Gate =
-      InputGate::create(Path, [Decided] { return Decided.get(); });
-  ASSERT_TRUE(bool(Gate)) << toString(Gate.takeError());
+  std::unique_ptr<InputGate> Gate = gate([Decided] { return Decided.get(); });
+  ASSERT_TRUE(Gate);
   // A pipe while the gate stands: what reads it waits.
   sys::fs::file_status Status;
   ASSERT_FALSE(sys::fs::status(Path, Status));
@@ -73,31 +84,29 @@ TEST_F(InputGateTest, OpenGivesTheFile) {
             std::future_status::timeout);
   Decision.set_value(true);
   EXPECT_EQ(Read.get(), Bytes);
-  EXPECT_TRUE((*Gate)->finish());
+  EXPECT_TRUE(Gate->finish());
   EXPECT_EQ(fileNow(), Bytes);
 }
 
 TEST_F(InputGateTest, ShutGivesALineLLDRefuses) {
-  Expected<std::unique_ptr<InputGate>> Gate =
-      InputGate::create(Path, [] { return false; });
-  ASSERT_TRUE(bool(Gate)) << toString(Gate.takeError());
+  std::unique_ptr<InputGate> Gate = gate([] { return false; });
+  ASSERT_TRUE(Gate);
   std::string Read = readAsLLD().get();
   EXPECT_EQ(Read.rfind("ld.lld-offload: ", 0), 0u) << Read;
-  EXPECT_FALSE((*Gate)->finish());
+  EXPECT_FALSE(Gate->finish());
   EXPECT_EQ(fileNow(), Bytes);
 }
 
 TEST_F(InputGateTest, UnreadGateEnds) {
   // LLD stopped before it opened the pipe: finishing does not wait for it.
-  Expected<std::unique_ptr<InputGate>> Gate =
-      InputGate::create(Path, [] { return true; });
-  ASSERT_TRUE(bool(Gate)) << toString(Gate.takeError());
-  EXPECT_TRUE((*Gate)->finish());
+  std::unique_ptr<InputGate> Gate = gate([] { return true; });
+  ASSERT_TRUE(Gate);
+  EXPECT_TRUE(Gate->finish());
   EXPECT_EQ(fileNow(), Bytes);
   // A second gate on the same file, dropped without finish().
-  Gate = InputGate::create(Path, [] { return true; });
-  ASSERT_TRUE(bool(Gate)) << toString(Gate.takeError());
-  Gate->reset();
+  Gate = gate([] { return true; });
+  ASSERT_TRUE(Gate);
+  Gate.reset();
   EXPECT_EQ(fileNow(), Bytes);
 }
 
