@@ -131,8 +131,9 @@ void InputGate::HeldMessages::decide(bool IsOpen) {
   std::lock_guard<std::mutex> Guard(Lock);
   Decided = true;
   Open = IsOpen;
-  if (Open)
-    errs() << Held;
+  if (!Open)
+    return;
+  errs() << Held;
   Held.clear();
   Held.shrink_to_fit();
 }
@@ -140,10 +141,10 @@ void InputGate::HeldMessages::decide(bool IsOpen) {
 void InputGate::HeldMessages::write_impl(const char *Ptr, size_t Size) {
   std::lock_guard<std::mutex> Guard(Lock);
   Pos += Size;
-  if (!Decided)
-    Held.append(Ptr, Size);
-  else if (Open)
+  if (Decided && Open)
     errs().write(Ptr, Size);
+  else
+    Held.append(Ptr, Size);
 }
 
 } // namespace offload

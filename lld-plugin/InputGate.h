@@ -39,9 +39,11 @@ public:
   InputGate &operator=(const InputGate &) = delete;
 
   /// For LLD's messages in the link that reads the gate: held back until
-  /// the gate opens, then written to errs(); dropped if it stays shut (they
-  /// are those of a link that is done again).
+  /// the gate opens, then written to errs(); kept back if it stays shut
+  /// (they are those of a link that is done again).
   llvm::raw_ostream &messages() { return Messages; }
+  /// What a shut gate kept back, once finish() is done.
+  std::string heldMessages() const { return Messages.held(); }
 
   /// Once LLD is done: waits for the decision, stops feeding the pipe if LLD
   /// did not read it, puts the file back, and says whether the gate opened.
@@ -53,13 +55,17 @@ private:
   public:
     HeldMessages() { SetUnbuffered(); }
     void decide(bool Open);
+    std::string held() const {
+      std::lock_guard<std::mutex> Guard(Lock);
+      return Held;
+    }
     bool is_displayed() const override { return llvm::errs().is_displayed(); }
     bool has_colors() const override { return llvm::errs().has_colors(); }
 
   private:
     void write_impl(const char *Ptr, size_t Size) override;
     uint64_t current_pos() const override { return Pos; }
-    std::mutex Lock;
+    mutable std::mutex Lock;
     bool Decided = false, Open = false;
     std::string Held;
     uint64_t Pos = 0;

@@ -39,6 +39,11 @@ int runLLD(llvm::ArrayRef<std::string> Args, llvm::raw_ostream &Out,
 int runLLDCapturing(llvm::ArrayRef<std::string> Args, std::string &Out,
                     std::string &Err) {
   llvm::raw_string_ostream OutOS(Out), ErrOS(Err);
+  return runLLDRecovering(Args, OutOS, ErrOS);
+}
+
+int runLLDRecovering(llvm::ArrayRef<std::string> Args, llvm::raw_ostream &OutOS,
+                     llvm::raw_ostream &ErrOS) {
   // LLD ends the process on a fatal error (a malformed input), its message
   // still in the string; crash recovery brings control back here instead.
   // LLD cannot run again after that (canRunLLDAgain() says so).

@@ -29,6 +29,11 @@ int runLLD(llvm::ArrayRef<std::string> Args, llvm::raw_ostream &Out,
 int runLLDCapturing(llvm::ArrayRef<std::string> Args, std::string &Out,
                     std::string &Err);
 
+/// runLLDCapturing() into streams: a fatal error or a crash returns here,
+/// said in \p Err, rather than ending the process.
+int runLLDRecovering(llvm::ArrayRef<std::string> Args, llvm::raw_ostream &Out,
+                     llvm::raw_ostream &Err);
+
 /// What a host link loads, in load order.
 struct LoadedInputs {
   /// Files and "archive(member)"s, as LLD's --trace names them.

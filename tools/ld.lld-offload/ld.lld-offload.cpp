@@ -137,25 +137,29 @@ void keepArchiveStats(const LinkCommandLine &CL, const WorkDir &Dir,
 /// reports what the link loads (traceArguments()): into \p Loaded, inputs
 /// under \p Dir (ours) left out, and LLD's standard output is printed only
 /// if the command line asked for the trace itself. LLD's messages go to
-/// \p Messages, or errs().
+/// \p Messages, or errs(); with \p Messages, a fatal error of LLD returns
+/// here rather than end the process (they are held there).
 int linkHost(const LinkCommandLine &CL, ArrayRef<std::string> Extra,
              const WorkDir *Trace = nullptr, LoadedInputs *Loaded = nullptr,
              raw_ostream *Messages = nullptr) {
   raw_ostream &Err = Messages ? *Messages : errs();
   std::vector<std::string> Args = CL.LLDArgs;
   llvm::append_range(Args, Extra);
+  auto Run = [&](raw_ostream &Out) {
+    return Messages ? runLLDRecovering(Args, Out, Err) : runLLD(Args, Out, Err);
+  };
   if (CL.Offload.Verbose || CL.Offload.DryRun)
     printCommand("host link", Args);
   if (CL.Offload.DryRun)
     return 0;
   setCrashPhase("in the host link");
   if (!Trace)
-    return runLLD(Args, outs(), Err);
+    return Run(outs());
   ArchiveStats Stats(Trace->path("archive-stats.txt"));
   llvm::append_range(Args, traceArguments(Stats));
   std::string Out;
   raw_string_ostream OutOS(Out);
-  int Status = runLLD(Args, OutOS, Err);
+  int Status = Run(OutOS);
   *Loaded = readLoadedInputs(Out, Stats.read(), Trace->dir() + "/");
   keepArchiveStats(CL, *Trace, *Loaded);
   if (asksForTrace(CL.LLDArgs))
@@ -538,6 +542,12 @@ Linked linkWithDeviceCode(const LinkCommandLine &CL, DeviceWork &Work,
                         Gate ? &Gate->messages() : nullptr);
   }
   L.Stopped = Gate && !Gate->finish();
+  // A fatal error before LLD got to the gate (a malformed input): LLD cannot
+  // be asked again, and what it said is the link's last word.
+  if (L.Stopped && !canRunLLDAgain()) {
+    errs() << Gate->heldMessages();
+    L.Stopped = false;
+  }
   L.Again = ArchivesNeeded.valid() && ArchivesNeeded.get();
 
   // The dependency file names no file of the work directory, gone after
