@@ -337,7 +337,7 @@ Expected<PreparedDeviceLink> prepareDeviceLink(const DeviceLinkJob &Job,
     SearchArgs.push_back("-L" + Options.RuntimePath);
     DeviceLinkLibraries Libs;
     if (!EveryLibrary && !Job.NeedsLTO)
-      Libs = omitStaticArchives(Host.Libraries, SearchArgs);
+      Libs = omitStaticArchives(Host.Libraries, SearchArgs, Host.Named);
     if (!Libs.omitsAny()) {
       Args = std::move(Full);
       return std::move(Link);

@@ -35,6 +35,9 @@ struct HostLinkInfo {
   /// takes them: -l<name>, archives and shared objects named by path,
   /// --whole-archive/--no-whole-archive and -rpath.
   std::vector<std::string> Libraries;
+  /// The host command line's inputs as found for it, when known: where its
+  /// -l<name>s are, which CPU device links need not look for again.
+  const LinkInputs *Named = nullptr;
 };
 
 /// Reads what device links need from the host link's arguments. \p Loaded

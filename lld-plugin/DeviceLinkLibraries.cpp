@@ -32,7 +32,8 @@ static file_magic magicOf(StringRef Path) {
 }
 
 DeviceLinkLibraries omitStaticArchives(ArrayRef<std::string> Libraries,
-                                       ArrayRef<std::string> SearchArgs) {
+                                       ArrayRef<std::string> SearchArgs,
+                                       const LinkInputs *Host) {
   SearchPaths Paths = getSearchPaths(SearchArgs);
   DeviceLinkLibraries Libs;
   bool WholeArchive = false;
@@ -45,13 +46,23 @@ DeviceLinkLibraries omitStaticArchives(ArrayRef<std::string> Libraries,
       Libs.Kept.push_back(Lib.str()); // -rpath=, --whole-archive
       continue;
     }
-    std::optional<std::string> Path =
-        Lib.starts_with("-l") ? searchLibrary(Lib.drop_front(2), Paths.Dirs,
-                                              Paths.Sysroot, /*Static=*/false)
-                              : std::optional<std::string>(Lib.str());
     DeviceLinkLibraries::Library L;
-    L.Path = Path.value_or("");
-    L.Omitted = !WholeArchive && Path && magicOf(*Path) == file_magic::archive;
+    std::optional<LinkInputs::FoundLibrary> Found;
+    if (Host && Lib.starts_with("-l"))
+      Found = Host->foundLibrary(Lib.drop_front(2), Paths);
+    if (Found) {
+      L.Path = Found->Path;
+      L.Omitted = !WholeArchive && Found->IsArchive;
+    } else {
+      std::optional<std::string> Path =
+          Lib.starts_with("-l")
+              ? searchLibrary(Lib.drop_front(2), Paths.Dirs, Paths.Sysroot,
+                              /*Static=*/false)
+              : std::optional<std::string>(Lib.str());
+      L.Path = Path.value_or("");
+      L.Omitted =
+          !WholeArchive && Path && magicOf(*Path) == file_magic::archive;
+    }
     if (!L.Omitted)
       Libs.Kept.push_back(Lib.str());
     Libs.Libraries.push_back(std::move(L));

@@ -27,6 +27,8 @@
 
 namespace offload {
 
+class LinkInputs;
+
 /// A CPU device link's libraries, the static archives set aside.
 struct DeviceLinkLibraries {
   /// The arguments to link with: every library but the omitted archives.
@@ -51,9 +53,11 @@ struct DeviceLinkLibraries {
 /// -rpath=, as HostLinkInfo has them) into what a first device link takes
 /// and the static archives it leaves out (not under --whole-archive).
 /// -l<name> is found as LLD finds it in the -L<dir>s and --sysroot= of
-/// \p SearchArgs.
+/// \p SearchArgs, or taken from what \p Host found for the host link:
+/// a large program's hundreds of libraries are not looked for twice.
 DeviceLinkLibraries omitStaticArchives(llvm::ArrayRef<std::string> Libraries,
-                                       llvm::ArrayRef<std::string> SearchArgs);
+                                       llvm::ArrayRef<std::string> SearchArgs,
+                                       const LinkInputs *Host = nullptr);
 
 /// The archive at \p Path as far as its symbol table: its first member when
 /// that is a GNU symbol table (read, not mapped), else the whole file.

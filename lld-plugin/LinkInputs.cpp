@@ -91,11 +91,8 @@ template <class ELFT> static DeviceCodeScan scanELF(StringRef Data) {
   return scanSections<ELFT>(*Sections, *Names);
 }
 
-/// Reads \p Size bytes at \p Offset of \p FD into \p Buf.
-static bool readAt(int FD, uint64_t Offset, size_t Size,
-                   std::vector<uint64_t> &Buf) {
-  Buf.resize(Size / sizeof(uint64_t) + 1);
-  char *To = reinterpret_cast<char *>(Buf.data());
+/// Reads \p Size bytes at \p Offset of \p FD into \p To.
+static bool readAt(int FD, uint64_t Offset, size_t Size, char *To) {
   for (size_t Done = 0; Done < Size;) {
     ssize_t N = ::pread(FD, To + Done, Size - Done, Offset + Done);
     if (N < 0 && errno == EINTR)
@@ -107,26 +104,29 @@ static bool readAt(int FD, uint64_t Offset, size_t Size,
   return true;
 }
 
-/// scanELF() of the ELF object \p Data at \p Offset in the file \p FD, its
-/// section headers and names read with pread rather than from the mapping:
-/// faulting them in and unmapping them would cost page-table work here and
-/// TLB shootdowns in the threads of an LLD link running beside. Where the
-/// headers are not as LLVM's ELFFile reads them, that reads them.
+/// Reads \p Size bytes at \p Offset of \p FD into \p Buf, 8-byte aligned.
+static bool readAt(int FD, uint64_t Offset, size_t Size,
+                   std::vector<uint64_t> &Buf) {
+  Buf.resize(Size / sizeof(uint64_t) + 1);
+  return readAt(FD, Offset, Size, reinterpret_cast<char *>(Buf.data()));
+}
+
+/// scanELF() of the ELF object of \p Size bytes at \p Offset in the file
+/// \p FD, whose ELF header is \p H: its section headers and names read with
+/// pread rather than from a mapping: faulting them in and unmapping them
+/// would cost page-table work here and TLB shootdowns in the threads of an
+/// LLD link running beside. std::nullopt where the headers are not as
+/// LLVM's ELFFile reads them: ELFFile reads them then.
 template <class ELFT>
-static DeviceCodeScan scanELFAt(int FD, uint64_t Offset, StringRef Data,
-                                std::vector<uint64_t> &Headers,
-                                std::vector<uint64_t> &Names) {
+static std::optional<DeviceCodeScan>
+scanELFAt(int FD, uint64_t Offset, uint64_t Size, const typename ELFT::Ehdr &H,
+          std::vector<uint64_t> &Headers, std::vector<uint64_t> &Names) {
   using Shdr = typename ELFT::Shdr;
-  typename ELFT::Ehdr H;
-  if (Data.size() < sizeof(H))
-    return DeviceCodeScan::Unknown;
-  memcpy(&H, Data.data(), sizeof(H));
   uint64_t Count = H.e_shnum;
   if (H.e_shoff == 0 || Count == 0 || H.e_shentsize != sizeof(Shdr) ||
       H.e_shstrndx == ELF::SHN_XINDEX || H.e_shstrndx >= Count ||
-      H.e_shoff > Data.size() ||
-      Count > (Data.size() - H.e_shoff) / sizeof(Shdr))
-    return scanELF<ELFT>(Data); // none, extended numbering, or malformed
+      H.e_shoff > Size || Count > (Size - H.e_shoff) / sizeof(Shdr))
+    return std::nullopt; // none, extended numbering, or malformed
   if (!readAt(FD, Offset + H.e_shoff, Count * sizeof(Shdr), Headers))
     return DeviceCodeScan::Unknown;
   ArrayRef<Shdr> Sections(reinterpret_cast<const Shdr *>(Headers.data()),
@@ -134,15 +134,30 @@ static DeviceCodeScan scanELFAt(int FD, uint64_t Offset, StringRef Data,
   if (H.e_shstrndx == ELF::SHN_UNDEF)
     return scanSections<ELFT>(Sections, "");
   const Shdr &Table = Sections[H.e_shstrndx];
-  if (Table.sh_type != ELF::SHT_STRTAB || Table.sh_offset > Data.size() ||
-      Table.sh_size > Data.size() - Table.sh_offset ||
+  if (Table.sh_type != ELF::SHT_STRTAB || Table.sh_offset > Size ||
+      Table.sh_size > Size - Table.sh_offset ||
       !readAt(FD, Offset + Table.sh_offset, Table.sh_size, Names))
-    return scanELF<ELFT>(Data);
+    return std::nullopt;
   StringRef Strings(reinterpret_cast<const char *>(Names.data()),
                     Table.sh_size);
   if (!Strings.empty() && Strings.back() != 0)
     return DeviceCodeScan::Unknown;
   return scanSections<ELFT>(Sections, Strings);
+}
+
+/// scanELFAt() of the ELF object \p Data, which is at \p Offset in \p FD.
+template <class ELFT>
+static DeviceCodeScan scanMappedELFAt(int FD, uint64_t Offset, StringRef Data,
+                                      std::vector<uint64_t> &Headers,
+                                      std::vector<uint64_t> &Names) {
+  typename ELFT::Ehdr H;
+  if (Data.size() < sizeof(H))
+    return DeviceCodeScan::Unknown;
+  memcpy(&H, Data.data(), sizeof(H));
+  if (std::optional<DeviceCodeScan> Scan =
+          scanELFAt<ELFT>(FD, Offset, Data.size(), H, Headers, Names))
+    return *Scan;
+  return scanELF<ELFT>(Data);
 }
 
 DeviceCodeScan scanForDeviceCode(MemoryBufferRef Buffer) {
@@ -276,7 +291,8 @@ LinkInputs LinkInputs::find(ArrayRef<std::string> LLDArgs, Reading Archives) {
     In.WhyAskLLD = "an option lacks its value";
     return In;
   }
-  SearchPaths Paths = getSearchPaths(P.List);
+  In.Paths = getSearchPaths(P.List);
+  const SearchPaths &Paths = In.Paths;
   // The state --push-state saves.
   bool Static = false;
   std::vector<bool> Saved;
@@ -307,6 +323,8 @@ LinkInputs LinkInputs::find(ArrayRef<std::string> LLDArgs, Reading Archives) {
                        " is not in the search path";
         return In;
       }
+      if (!Static)
+        In.DynamicLibraries.try_emplace(A->getValue(), *Path);
       Add(*Path);
     } else if (Name == "Bstatic") {
       Static = true;
@@ -365,10 +383,97 @@ std::vector<std::string> LinkInputs::archivesToRead() const {
   return Paths;
 }
 
+std::optional<DeviceCodeScan> scanArchiveMembers(StringRef Path) {
+  constexpr size_t MagicSize = 8, HeaderSize = 60;
+  int FD;
+  if (sys::fs::openFileForRead(Path, FD))
+    return std::nullopt;
+  scope_exit Close([&] { ::close(FD); });
+  sys::fs::file_status Status;
+  char Magic[MagicSize];
+  if (sys::fs::status(FD, Status) ||
+      Status.type() != sys::fs::file_type::regular_file ||
+      !readAt(FD, 0, MagicSize, Magic) ||
+      StringRef(Magic, MagicSize) != "!<arch>\n")
+    return std::nullopt;
+  const uint64_t FileSize = Status.getSize();
+  // The GNU table of long member names ("//"), which "/<offset>" names
+  // point into: read to check them, as LLVM's reader does.
+  std::string LongNames;
+  std::vector<uint64_t> Headers, Names;
+  // A member header and as much of an ELF header as there is.
+  char Buf[HeaderSize + sizeof(ELF64LE::Ehdr)];
+  for (uint64_t Offset = MagicSize; Offset != FileSize;) {
+    if (FileSize - Offset < HeaderSize)
+      return std::nullopt;
+    size_t Read = std::min<uint64_t>(sizeof(Buf), FileSize - Offset);
+    if (!readAt(FD, Offset, Read, Buf))
+      return std::nullopt;
+    StringRef Header(Buf, HeaderSize);
+    uint64_t Size;
+    if (Header.substr(58, 2) != "`\n" ||
+        Header.substr(48, 10).rtrim(' ').getAsInteger(10, Size) ||
+        Size > FileSize - Offset - HeaderSize)
+      return std::nullopt;
+    uint64_t Data = Offset + HeaderSize;
+    StringRef Name = Header.substr(0, 16);
+    if (Name.starts_with("//")) {
+      LongNames.resize(Size);
+      if (!readAt(FD, Data, Size, LongNames.data()))
+        return std::nullopt;
+    } else if (!Name.starts_with("/ ") && !Name.starts_with("/SYM64/")) {
+      // A member. Its name is checked as LLVM checks it; a BSD name
+      // ("#1/<length>", before the data) is left to LLVM's reader.
+      uint64_t NameOffset;
+      if (Name.starts_with("#1/") ||
+          (Name.starts_with("/") &&
+           (Name.drop_front().rtrim(' ').getAsInteger(10, NameOffset) ||
+            NameOffset >= LongNames.size() ||
+            StringRef(LongNames).find('\n', NameOffset) == StringRef::npos)))
+        return std::nullopt;
+      StringRef Start(Buf + HeaderSize,
+                      std::min<uint64_t>(Read - HeaderSize, Size));
+      switch (identify_magic(Start)) {
+      case file_magic::elf_relocatable: {
+        if (Start.size() < ELF::EI_NIDENT)
+          return std::nullopt;
+        std::optional<DeviceCodeScan> Scan =
+            withELFType(Start, [&](auto Type) -> std::optional<DeviceCodeScan> {
+              using ELFT = typename decltype(Type)::type;
+              typename ELFT::Ehdr H;
+              if (Start.size() < sizeof(H))
+                return std::nullopt;
+              memcpy(&H, Start.data(), sizeof(H));
+              return scanELFAt<ELFT>(FD, Data, Size, H, Headers, Names);
+            });
+        if (Scan != DeviceCodeScan::None)
+          return Scan == DeviceCodeScan::Found ? Scan : std::nullopt;
+        break;
+      }
+      case file_magic::bitcode:
+        return DeviceCodeScan::Found;
+      default:
+        break; // no object: no device code
+      }
+    }
+    // Members start at even offsets.
+    Offset = Data + Size + (Size & 1);
+    if (Offset > FileSize)
+      return std::nullopt;
+  }
+  return DeviceCodeScan::None;
+}
+
 /// Reads the section tables of the members of the archive \p Path into
 /// \p F; its Scan stays Unknown if the archive cannot be read whole.
 static void readArchive(StringRef Path, LinkInputs::FileScan &F) {
   F.IsArchive = true;
+  // Most archives hold no device code, and need not be mapped to say so.
+  if (scanArchiveMembers(Path) == DeviceCodeScan::None) {
+    F.Archive.Read = true;
+    F.Scan = DeviceCodeScan::None;
+    return;
+  }
   ErrorOr<std::unique_ptr<MemoryBuffer>> Buffer = MemoryBuffer::getFile(
       Path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
   if (!Buffer)
@@ -404,7 +509,7 @@ static void readArchive(StringRef Path, LinkInputs::FileScan &F) {
     if (FD >= 0 && identify_magic(Data) == file_magic::elf_relocatable &&
         Data.size() >= ELF::EI_NIDENT)
       Scan = withELFType(Data, [&](auto Type) {
-        return scanELFAt<typename decltype(Type)::type>(
+        return scanMappedELFAt<typename decltype(Type)::type>(
             FD, Data.data() - (*Buffer)->getBufferStart(), Data, Headers,
             Names);
       });
@@ -537,6 +642,24 @@ bool LinkInputs::archiveMayHoldDeviceCode(StringRef Path) const {
   auto It = Files.find(Path);
   return It == Files.end() || !It->second.Archive.Read ||
          !It->second.Archive.DeviceMembers.empty();
+}
+
+std::optional<LinkInputs::FoundLibrary>
+LinkInputs::foundLibrary(StringRef Name, const SearchPaths &Other) const {
+  // The same directories first: what is found in them is found there first.
+  if (Other.Sysroot != Paths.Sysroot || Other.Dirs.size() < Paths.Dirs.size() ||
+      !std::equal(Paths.Dirs.begin(), Paths.Dirs.end(), Other.Dirs.begin()))
+    return std::nullopt;
+  auto Lib = DynamicLibraries.find(Name);
+  if (Lib == DynamicLibraries.end())
+    return std::nullopt;
+  // An archive is told by its first bytes, read for every file named
+  // (unless the command line was not read to the end).
+  auto File = Files.find(Lib->second);
+  if (File == Files.end() ||
+      (!File->second.IsArchive && File->second.Scan == DeviceCodeScan::Unknown))
+    return std::nullopt;
+  return FoundLibrary{Lib->second, File->second.IsArchive};
 }
 
 bool LinkInputs::memberMayHoldDeviceCode(StringRef Path,

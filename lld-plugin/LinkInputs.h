@@ -61,6 +61,17 @@ enum class DeviceCodeScan {
 /// in \p Buffer; other files hold no device code.
 DeviceCodeScan scanForDeviceCode(llvm::MemoryBufferRef Buffer);
 
+/// Reads the GNU or SysV archive ("!<arch>\n") \p Path without mapping it:
+/// its member headers, each with the start of its member, and each ELF
+/// object's section tables, with pread. None if no member holds device
+/// code; Found if one may (which, LLVM's archive reader says); std::nullopt
+/// where only that reader can tell: another kind of archive (thin, BSD
+/// names), a header or name not as it expects. (Mapping a large program's
+/// archives to walk their thousands of members cost a page fault for each,
+/// and unmapping them TLB shootdowns in the host link running beside: a
+/// third of the time the read took.)
+std::optional<DeviceCodeScan> scanArchiveMembers(llvm::StringRef Path);
+
 /// Where LLD finds -l<Name>: lib<Name>.so (unless \p Static), then
 /// lib<Name>.a, in each of \p Dirs in turn; -l:<file> names the file. A
 /// directory that starts with '=' is under \p Sysroot.
@@ -156,6 +167,18 @@ public:
   bool memberMayHoldDeviceCode(llvm::StringRef Path,
                                llvm::StringRef Member) const;
 
+  /// A library the command line names as -l<Name> outside -Bstatic, as
+  /// found in its search paths: the file, and whether it is an archive.
+  struct FoundLibrary {
+    std::string Path;
+    bool IsArchive = false;
+  };
+  /// -l\p Name as found here, for a link that searches \p Paths, which
+  /// must begin with this command line's; std::nullopt if it is not known
+  /// (it is not named so, or the paths differ): search for it then.
+  std::optional<FoundLibrary> foundLibrary(llvm::StringRef Name,
+                                           const SearchPaths &Paths) const;
+
 private:
   void scanFiles();
 
@@ -165,6 +188,9 @@ private:
   std::vector<std::string> Objects, Archives;
   /// Objects between --start-lib and --end-lib.
   std::vector<std::string> LazyObjects;
+  /// Where -l<name> was found, outside -Bstatic, by name; and in what.
+  llvm::StringMap<std::string> DynamicLibraries;
+  SearchPaths Paths;
   std::string WhyAskLLD;
   bool ArchivesPending = false;
 };

@@ -208,6 +208,7 @@ Expected<DeviceWork> findDeviceWork(const LinkCommandLine &CL,
       return std::move(E);
   }
   Work.Host = getHostLinkInfo(CL.LLDArgs, Loaded);
+  Work.Host.Named = &Named;
   raw_string_ostream OS(Work.Description);
   for (const DeviceImage &Image : Inputs.images())
     OS << "image " << Image.Where << "\n";

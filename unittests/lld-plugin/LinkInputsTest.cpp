@@ -86,10 +86,12 @@ protected:
     OS << Data;
     return path(Name);
   }
-  /// A GNU archive of the (name, contents) members, with a symbol table.
+  /// An archive of the (name, contents) members, with a symbol table: GNU
+  /// unless \p Kind says otherwise.
   std::string archive(StringRef Name,
                       ArrayRef<std::pair<StringRef, std::string>> Members,
-                      bool Thin = false) {
+                      bool Thin = false,
+                      object::Archive::Kind Kind = object::Archive::K_GNU) {
     std::vector<NewArchiveMember> New;
     for (const auto &[MemberName, Data] : Members) {
       if (Thin) {
@@ -102,8 +104,7 @@ protected:
       New.emplace_back(MemoryBufferRef(Data, MemberName));
     }
     EXPECT_FALSE(errorToBool(writeArchive(path(Name), New,
-                                          SymtabWritingMode::NormalSymtab,
-                                          object::Archive::K_GNU,
+                                          SymtabWritingMode::NormalSymtab, Kind,
                                           /*Deterministic=*/true, Thin)));
     return path(Name);
   }
@@ -254,6 +255,115 @@ TEST_F(LinkInputsTest, MemberSectionTablesReadFromTheFile) {
   std::string Bad = write("libbad.a", "!<arch>\n" + Header + Cut);
   LinkInputs In = LinkInputs::find({Bad});
   EXPECT_EQ(In.whyAskLLD(), Bad + " cannot be read, or is malformed");
+}
+
+TEST_F(LinkInputsTest, ArchiveMembersReadWithoutMapping) {
+  // Long names, a symbol table, a member of odd size and one that is no
+  // object.
+  std::string Plain =
+      archive("libplain.a",
+              {{"a_member_with_a_long_name.o", objectWithSymbols({"a"}, {})},
+               {"odd.txt", "odd"},
+               {"b.o", objectWithSection(".data")}});
+  EXPECT_EQ(scanArchiveMembers(Plain), DeviceCodeScan::None);
+  // A member with device code after them is found where it is; LLVM's
+  // reader names it.
+  std::string Fat = archive(
+      "libfat.a",
+      {{"odd.txt", "odd"},
+       {"another_long_member_name.o", objectWithSymbols({"c"}, {})},
+       {"device_code_member.o", objectWithSection(".llvm.offloading")}});
+  EXPECT_EQ(scanArchiveMembers(Fat), DeviceCodeScan::Found);
+  LinkInputs::ArchiveScans Scans = LinkInputs::readArchives({Fat}, 1);
+  EXPECT_TRUE(
+      Scans.Files[Fat].Archive.DeviceMembers.contains("device_code_member.o"));
+  EXPECT_EQ(Scans.Files[Fat].Archive.DeviceMembers.size(), 1u);
+  // Bitcode may hold anything.
+  std::string Bitcode = archive(
+      "libbc.a", {{"odd.txt", "odd"}, {"m.bc", std::string("BC\xC0\xDE\0\0")}});
+  EXPECT_EQ(scanArchiveMembers(Bitcode), DeviceCodeScan::Found);
+
+  // Left to LLVM's reader, which says the same as before: a thin archive,
+  // BSD names, ...
+  std::string Thin =
+      archive("libthin.a", {{"t.o", objectWithSection(".data")}}, true);
+  EXPECT_EQ(scanArchiveMembers(Thin), std::nullopt);
+  EXPECT_TRUE(LinkInputs::readArchives({Thin}, 1).holdNoDeviceCode());
+  std::string BSD = archive(
+      "libbsd.a",
+      {{"a name longer than sixteen.o", objectWithSection(".llvm.offloading")}},
+      false, object::Archive::K_BSD);
+  EXPECT_EQ(scanArchiveMembers(BSD), std::nullopt);
+  EXPECT_FALSE(LinkInputs::readArchives({BSD}, 1).holdNoDeviceCode());
+  // ... a long name outside the table of names, a member past the end of
+  // the file, a header cut short, a file that is no archive.
+  auto Header = [](StringRef Name, size_t Size) {
+    return formatv("{0,-16}{1,-12}{2,-6}{3,-6}{4,-8}{5,-10}`\n", Name, "0", "0",
+                   "0", "644", Size)
+        .str();
+  };
+  std::string Object = objectWithSection(".data");
+  std::string Names = "x_long_member_name.o/\n";
+  std::string BadName =
+      write("libbadname.a", "!<arch>\n" + Header("//", Names.size()) + Names +
+                                Header("/99", Object.size()) + Object);
+  EXPECT_EQ(scanArchiveMembers(BadName), std::nullopt);
+  EXPECT_EQ(LinkInputs::find({BadName}).whyAskLLD(),
+            BadName + " cannot be read, or is malformed");
+  std::string GoodName =
+      write("libgoodname.a", "!<arch>\n" + Header("//", Names.size()) + Names +
+                                 Header("/0", Object.size()) + Object);
+  EXPECT_EQ(scanArchiveMembers(GoodName), DeviceCodeScan::None);
+  std::string Past = write(
+      "libpast.a", "!<arch>\n" + Header("p.o/", Object.size() + 1) + Object);
+  EXPECT_EQ(scanArchiveMembers(Past), std::nullopt);
+  std::string Cut =
+      write("libcut.a", "!<arch>\n" + Header("c.o/", Object.size()).substr(30));
+  EXPECT_EQ(scanArchiveMembers(Cut), std::nullopt);
+  EXPECT_EQ(scanArchiveMembers(write("x.o", Object)), std::nullopt);
+  EXPECT_EQ(scanArchiveMembers(path("nosuch.a")), std::nullopt);
+}
+
+TEST_F(LinkInputsTest, DeviceLinksTakeTheLibrariesTheHostLinkFound) {
+  archive("libs.a", {{"s.o", objectWithSymbols({"s"}, {})}});
+  write("libd.so", sharedObject({"d"}, {}));
+  archive("libst.a", {{"st.o", objectWithSymbols({"st"}, {})}});
+  write("libst.so", sharedObject({"st"}, {}));
+  std::string L = "-L" + Dir.str().str();
+  LinkInputs Host = LinkInputs::find({L, "-ls", "-ld", "-Bstatic", "-lst"});
+  ASSERT_EQ(Host.whyAskLLD(), "");
+  SearchPaths Same = getSearchPaths({L, "-L/elsewhere"});
+  std::optional<LinkInputs::FoundLibrary> S = Host.foundLibrary("s", Same);
+  ASSERT_TRUE(S.has_value());
+  EXPECT_EQ(S->Path, path("libs.a"));
+  EXPECT_TRUE(S->IsArchive);
+  std::optional<LinkInputs::FoundLibrary> D = Host.foundLibrary("d", Same);
+  ASSERT_TRUE(D.has_value());
+  EXPECT_EQ(D->Path, path("libd.so"));
+  EXPECT_FALSE(D->IsArchive);
+  // Found under -Bstatic, or not named: not known.
+  EXPECT_FALSE(Host.foundLibrary("st", Same).has_value());
+  EXPECT_FALSE(Host.foundLibrary("nosuch", Same).has_value());
+  // Other directories first, or another sysroot: not known either.
+  EXPECT_FALSE(
+      Host.foundLibrary("s", getSearchPaths({"-L/elsewhere", L})).has_value());
+  EXPECT_FALSE(
+      Host.foundLibrary("s", getSearchPaths({L, "--sysroot=/x"})).has_value());
+
+  // A device link takes what the host link found, without looking again
+  // (libs.a is gone, and would not be found now); the rest it looks for.
+  ASSERT_FALSE(sys::fs::remove(path("libs.a")));
+  DeviceLinkLibraries Libs =
+      omitStaticArchives({"-ls", "-ld", "-lst"}, {L}, &Host);
+  ASSERT_EQ(Libs.Libraries.size(), 3u);
+  EXPECT_EQ(Libs.Libraries[0].Path, path("libs.a"));
+  EXPECT_TRUE(Libs.Libraries[0].Omitted);
+  EXPECT_EQ(Libs.Libraries[1].Path, path("libd.so"));
+  EXPECT_FALSE(Libs.Libraries[1].Omitted);
+  EXPECT_EQ(Libs.Libraries[2].Path, path("libst.so"));
+  EXPECT_FALSE(Libs.Libraries[2].Omitted);
+  EXPECT_EQ(Libs.Kept, (std::vector<std::string>{"-ld", "-lst"}));
+  EXPECT_EQ(omitStaticArchives({"-ls"}, {L}).Libraries[0].Path, "");
 }
 
 TEST_F(LinkInputsTest, WhatLLDMustAnswer) {
