@@ -4,6 +4,7 @@
 
 #include "lld-plugin/LinkOptions.h"
 
+#include "lld/Common/CommonLinkerContext.h"
 #include "lld/Common/Driver.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringExtras.h"
@@ -23,17 +24,51 @@ LLD_HAS_DRIVER(elf)
 namespace offload {
 
 static bool LLDUsable = true;
+/// A link's state that was kept (AfterLink::Keep), to be freed before LLD
+/// runs again.
+static bool LLDStateKept = false;
+
+static void freeKeptState() {
+  if (!LLDStateKept)
+    return;
+  LLDStateKept = false;
+  llvm::CrashRecoveryContext CRC;
+  if (!CRC.RunSafely([] { lld::CommonLinkerContext::destroy(); }))
+    LLDUsable = false;
+}
 
 int runLLD(llvm::ArrayRef<std::string> Args, llvm::raw_ostream &Out,
-           llvm::raw_ostream &Err) {
+           llvm::raw_ostream &Err, AfterLink After) {
+  freeKeptState();
   llvm::SmallVector<const char *, 64> Argv;
   // The flavor comes from argv[0]; "ld.lld" selects the ELF driver.
   Argv.push_back("ld.lld");
   for (const std::string &Arg : Args)
     Argv.push_back(Arg.c_str());
-  lld::Result R = lld::lldMain(Argv, Out, Err, {{lld::Gnu, &lld::elf::link}});
-  LLDUsable = R.canRunAgain;
-  return R.retCode;
+  if (After == AfterLink::Free) {
+    lld::Result R = lld::lldMain(Argv, Out, Err, {{lld::Gnu, &lld::elf::link}});
+    LLDUsable = R.canRunAgain;
+    return R.retCode;
+  }
+  // lldMain() without the freeing: LLD's ELF driver, a fatal error of
+  // which comes back here as lldMain() has it come back.
+  int RC = 1;
+  llvm::CrashRecoveryContext CRC;
+  if (!CRC.RunSafely([&] {
+        RC = lld::elf::link(Argv, Out, Err, /*exitEarly=*/false,
+                            /*disableOutput=*/false)
+                 ? 0
+                 : 1;
+      })) {
+    LLDUsable = false;
+    return CRC.RetCode;
+  }
+  // A link that failed may leave its temporary output, which freeing its
+  // state removes.
+  LLDStateKept = true;
+  if (RC != 0)
+    freeKeptState();
+  return RC;
 }
 
 int runLLDCapturing(llvm::ArrayRef<std::string> Args, std::string &Out,
@@ -43,7 +78,7 @@ int runLLDCapturing(llvm::ArrayRef<std::string> Args, std::string &Out,
 }
 
 int runLLDRecovering(llvm::ArrayRef<std::string> Args, llvm::raw_ostream &OutOS,
-                     llvm::raw_ostream &ErrOS) {
+                     llvm::raw_ostream &ErrOS, AfterLink After) {
   // LLD ends the process on a fatal error (a malformed input), its message
   // still in the string; crash recovery brings control back here instead.
   // LLD cannot run again after that (canRunLLDAgain() says so).
@@ -54,7 +89,7 @@ int runLLDRecovering(llvm::ArrayRef<std::string> Args, llvm::raw_ostream &OutOS,
   sigaction(SIGBUS, nullptr, &BusAction);
   llvm::CrashRecoveryContext::Enable();
   sigaction(SIGBUS, &BusAction, nullptr);
-  int RC = runLLD(Args, OutOS, ErrOS);
+  int RC = runLLD(Args, OutOS, ErrOS, After);
   llvm::CrashRecoveryContext::Disable();
   // Crash recovery ends a crash with 128 + the signal; LLD's state is lost
   // with it.

@@ -18,10 +18,18 @@
 
 namespace offload {
 
+/// What becomes of LLD's state after a link (its symbols, sections, the
+/// inputs it mapped): freed, or, after a link that succeeded, kept until
+/// LLD runs again, which frees it first. The last link of a process keeps
+/// it for the exit to drop, as ld.lld does: freeing a large program's took
+/// 10-20 ms.
+enum class AfterLink { Free, Keep };
+
 /// Links with LLD's ELF driver: \p Args as ld.lld's argv without argv[0].
-/// LLD's messages go to \p Out and \p Err. Returns LLD's exit code.
+/// LLD's messages go to \p Out and \p Err, which must outlive a kept
+/// state. Returns LLD's exit code.
 int runLLD(llvm::ArrayRef<std::string> Args, llvm::raw_ostream &Out,
-           llvm::raw_ostream &Err);
+           llvm::raw_ostream &Err, AfterLink After = AfterLink::Free);
 
 /// Like runLLD(), LLD's messages kept in \p Out and \p Err, fatal errors
 /// included, and a crash in the calling thread caught and said so in \p Err
@@ -32,7 +40,7 @@ int runLLDCapturing(llvm::ArrayRef<std::string> Args, std::string &Out,
 /// runLLDCapturing() into streams: a fatal error or a crash returns here,
 /// said in \p Err, rather than ending the process.
 int runLLDRecovering(llvm::ArrayRef<std::string> Args, llvm::raw_ostream &Out,
-                     llvm::raw_ostream &Err);
+                     llvm::raw_ostream &Err, AfterLink After = AfterLink::Free);
 
 /// What a host link loads, in load order.
 struct LoadedInputs {
