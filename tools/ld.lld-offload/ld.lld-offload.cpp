@@ -32,6 +32,7 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/Jobserver.h"
+#include "llvm/Support/ManagedStatic.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/Program.h"
@@ -815,9 +816,11 @@ int main(int Argc, char **Argv) {
   int Status = link(ArrayRef<const char *>(Argv, Argc));
   // The link is done and what it made is in place: end as ld.lld ends,
   // without freeing LLD's state (destructors of its threads' allocations,
-  // 10-20 ms of a large link), which the exit frees whole. Sanitizer builds
-  // end as programs do, so that leaks are still looked for.
+  // 10-20 ms of a large link), which the exit frees whole; LLVM's reports
+  // at shutdown (-time-passes) still printed. Sanitizer builds end as
+  // programs do, so that leaks are still looked for.
 #if !LLVM_ADDRESS_SANITIZER_BUILD
+  llvm_shutdown();
   outs().flush();
   errs().flush();
   sys::Process::Exit(Status, /*NoCleanup=*/true);
