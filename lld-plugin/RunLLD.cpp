@@ -41,17 +41,11 @@ int runLLD(llvm::ArrayRef<std::string> Args, llvm::raw_ostream &Out,
            llvm::raw_ostream &Err, AfterLink After) {
   freeKeptState();
   llvm::SmallVector<const char *, 64> Argv;
-  // The flavor comes from argv[0]; "ld.lld" selects the ELF driver.
   Argv.push_back("ld.lld");
   for (const std::string &Arg : Args)
     Argv.push_back(Arg.c_str());
-  if (After == AfterLink::Free) {
-    lld::Result R = lld::lldMain(Argv, Out, Err, {{lld::Gnu, &lld::elf::link}});
-    LLDUsable = R.canRunAgain;
-    return R.retCode;
-  }
-  // lldMain() without the freeing: LLD's ELF driver, a fatal error of
-  // which comes back here as lldMain() has it come back.
+  // As lldMain() runs LLD's ELF driver, a fatal error of which comes back
+  // here, but with the freeing of its state left to freeKeptState().
   int RC = 1;
   llvm::CrashRecoveryContext CRC;
   if (!CRC.RunSafely([&] {
@@ -63,10 +57,10 @@ int runLLD(llvm::ArrayRef<std::string> Args, llvm::raw_ostream &Out,
     LLDUsable = false;
     return CRC.RetCode;
   }
+  LLDStateKept = true;
   // A link that failed may leave its temporary output, which freeing its
   // state removes.
-  LLDStateKept = true;
-  if (RC != 0)
+  if (After == AfterLink::Free || RC != 0)
     freeKeptState();
   return RC;
 }
