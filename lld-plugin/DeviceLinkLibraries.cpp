@@ -175,7 +175,7 @@ static std::unique_ptr<MemoryBuffer> readSymbolTableMember(StringRef Path) {
     consumeError(FD.takeError());
     return nullptr;
   }
-  auto Close = make_scope_exit([&] { sys::fs::closeFile(*FD); });
+  scope_exit Close([&] { sys::fs::closeFile(*FD); });
   char Start[MagicSize + HeaderSize];
   Expected<size_t> Read =
       sys::fs::readNativeFileSlice(*FD, MutableArrayRef(Start), 0);

@@ -489,7 +489,7 @@ static void readArchive(StringRef Path, LinkInputs::FileScan &F) {
   int FD = -1;
   if (!(*Lib)->isThin() && sys::fs::openFileForRead(Path, FD, sys::fs::OF_None))
     FD = -1;
-  auto CloseFD = make_scope_exit([&] {
+  scope_exit CloseFD([&] {
     if (FD >= 0)
       ::close(FD);
   });
@@ -598,7 +598,7 @@ void LinkInputs::scanFiles() {
     int FD;
     if (sys::fs::openFileForRead(Path, FD))
       return; // Unknown: LLD says what is wrong
-    auto Close = make_scope_exit([&] { ::close(FD); });
+    scope_exit Close([&] { ::close(FD); });
     char Head[32];
     ssize_t N = ::pread(FD, Head, sizeof(Head), 0);
     if (N < 0)
