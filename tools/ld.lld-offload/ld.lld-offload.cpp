@@ -455,8 +455,20 @@ Linked linkWithDeviceCode(const LinkCommandLine &CL, DeviceWork &Work,
   // Link the device images, in parallel when asked.
   {
     Pass P("device links", Opts.Verbose);
-    if (Error E = runDeviceLinks(Links, Opts, Self, Dir))
+    if (Error E = runDeviceLinks(Links, Opts, Self, Dir)) {
+      // Planned without the archive members still being read: if one holds
+      // device code, it may define what the failed link missed. Plan again
+      // with them; the failure is final only once they are known.
+      if (Pending && !Pending->holdNoDeviceCode()) {
+        consumeError(std::move(E));
+        if (Opts.Verbose)
+          errs() << ToolName
+                 << ": a device link failed before the archive members "
+                    "were read; planning again with them\n";
+        return Stopped();
+      }
       return linkError(std::move(E));
+    }
   }
 
   // Show the linked kernels' resources, when asked.
