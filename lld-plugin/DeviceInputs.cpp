@@ -89,7 +89,7 @@ Error DeviceInputs::scanLoadedInputs(const LoadedInputs &Loaded,
       Buffer = **File;
       Files.push_back(std::move(*File));
     }
-    if (Error E = scanInput(Buffer, Line, &Found))
+    if (Error E = scanInput(Buffer, Line, &Found, /*Loaded=*/true))
       return E;
   }
   llvm::erase_if(HIPUnits, [&](const std::string &CUID) {
@@ -146,8 +146,41 @@ Expected<MemoryBufferRef> DeviceInputs::archiveMember(StringRef ArchivePath,
   return inputError(Key, "member not found in the archive LLD loaded it from");
 }
 
+/// Adds to \p Targets the global symbols that \p Obj defines and its
+/// offload entries sections (llvm_offload_entries, or a relocatable link's
+/// llvm_offload_entries_<hash>) refer to.
+static void addEntryTargets(const ObjectFile &Obj,
+                            std::vector<std::string> &Targets) {
+  for (const SectionRef &Rel : Obj.sections()) {
+    Expected<section_iterator> Target = Rel.getRelocatedSection();
+    if (!Target) {
+      consumeError(Target.takeError());
+      continue;
+    }
+    if (*Target == Obj.section_end())
+      continue;
+    Expected<StringRef> TargetName = (*Target)->getName();
+    if (!TargetName || !TargetName->starts_with("llvm_offload_entries")) {
+      consumeError(TargetName.takeError());
+      continue;
+    }
+    for (const RelocationRef &R : Rel.relocations()) {
+      symbol_iterator Sym = R.getSymbol();
+      if (Sym == Obj.symbol_end())
+        continue;
+      Expected<uint32_t> Flags = Sym->getFlags();
+      Expected<StringRef> SymName = Sym->getName();
+      if (Flags && SymName && (*Flags & SymbolRef::SF_Global) &&
+          !(*Flags & SymbolRef::SF_Undefined))
+        Targets.push_back(SymName->str());
+      consumeError(Flags.takeError());
+      consumeError(SymName.takeError());
+    }
+  }
+}
+
 Error DeviceInputs::scanInput(MemoryBufferRef Buffer, StringRef Name,
-                              std::vector<Candidate> *Found) {
+                              std::vector<Candidate> *Found, bool Loaded) {
   file_magic Magic = identify_magic(Buffer.getBuffer());
   // Shared libraries register their own images; linker scripts and other
   // files hold none.
@@ -180,6 +213,8 @@ Error DeviceInputs::scanInput(MemoryBufferRef Buffer, StringRef Name,
     }
     if (!HasDeviceCode)
       return Error::success();
+    if (Loaded)
+      addEntryTargets(**Obj, EntryTargets);
     for (const SymbolRef &Sym : (*Obj)->symbols()) {
       Expected<uint32_t> Flags = Sym.getFlags();
       Expected<StringRef> SymName = Sym.getName();
@@ -399,7 +434,7 @@ Error DeviceInputs::addArchiveMembersDeviceCodeNeeds(
         consumeError(std::move(Err));
         return inputError(Key, toString(Buffer.takeError()));
       }
-      if (Error E = scanInput(*Buffer, Key, &Left)) {
+      if (Error E = scanInput(*Buffer, Key, &Left, /*Loaded=*/false)) {
         consumeError(std::move(Err));
         return E;
       }

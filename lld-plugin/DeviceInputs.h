@@ -71,6 +71,12 @@ public:
   /// Device images, in link order.
   llvm::ArrayRef<DeviceImage> images() const { return Images; }
 
+  /// The global symbols the offload entries of the loaded objects name (a
+  /// CUDA kernel's stub, a HIP kernel's handle, a device variable's host
+  /// shadow), in link order: the runtime tells kernels and variables apart
+  /// by these addresses, which identical code folding must leave distinct.
+  llvm::ArrayRef<std::string> entryTargets() const { return EntryTargets; }
+
   /// The input that already registers device images (clang-linker-wrapper's
   /// wrapper object, an offload-wrapper object): set when the link needs no
   /// registration of ours, that is when such inputs register every kind of
@@ -98,8 +104,10 @@ private:
     }
   };
 
+  /// Finds the device code of one input; with \p Loaded (the host link
+  /// loads it), notes its entries' targets too.
   llvm::Error scanInput(llvm::MemoryBufferRef Buffer, llvm::StringRef Name,
-                        std::vector<Candidate> *Found);
+                        std::vector<Candidate> *Found, bool Loaded);
   llvm::Expected<llvm::object::Archive *> openArchive(llvm::StringRef Path);
   llvm::Expected<llvm::MemoryBufferRef> archiveMember(llvm::StringRef Archive,
                                                       llvm::StringRef Member);
@@ -130,6 +138,7 @@ private:
   /// first such input: images of these kinds are not linked.
   std::map<OffloadKind, std::string> RegisteredKinds;
   bool CallsOpenMPRegistration = false;
+  std::vector<std::string> EntryTargets;
   std::vector<std::string> HIPUnits;
   /// CUIDs whose __hip_fatbin_<cuid> an input defines (clang --hip-link's
   /// object): dropped from HIPUnits.

@@ -275,6 +275,24 @@ optionPrintingToStdout(ArrayRef<std::string> LLDArgs) {
   return std::nullopt;
 }
 
+bool collectsUnusedSections(ArrayRef<std::string> LLDArgs) {
+  ParsedArgs P = parseArgs(LLDArgs);
+  const opt::Arg *Last = nullptr;
+  for (const opt::Arg *A : P.List)
+    if (optionName(*A) == "gc-sections" || optionName(*A) == "no-gc-sections")
+      Last = A;
+  return Last && optionName(*Last) == "gc-sections";
+}
+
+bool foldsAllIdenticalCode(ArrayRef<std::string> LLDArgs) {
+  ParsedArgs P = parseArgs(LLDArgs);
+  const opt::Arg *Last = nullptr;
+  for (const opt::Arg *A : P.List)
+    if (optionName(*A).starts_with("icf="))
+      Last = A;
+  return Last && optionName(*Last) == "icf=all";
+}
+
 std::optional<std::string> dependencyFile(ArrayRef<std::string> LLDArgs) {
   ParsedArgs P = parseArgs(LLDArgs);
   std::optional<std::string> File;

@@ -91,6 +91,13 @@ SearchPaths getSearchPaths(llvm::ArrayRef<std::string> LLDArgs);
 /// before it links.
 bool namesInputFiles(llvm::ArrayRef<std::string> LLDArgs);
 
+/// True if \p LLDArgs ask LLD to collect unused sections (the last of
+/// --gc-sections and --no-gc-sections).
+bool collectsUnusedSections(llvm::ArrayRef<std::string> LLDArgs);
+
+/// True if \p LLDArgs fold all identical code (the last --icf= is all).
+bool foldsAllIdenticalCode(llvm::ArrayRef<std::string> LLDArgs);
+
 /// The reason LLD's messages to standard output would mix with the --trace
 /// that ld.lld-offload reads from the host link (an option such as
 /// --print-gc-sections or -y), or std::nullopt when there is none.

@@ -258,8 +258,8 @@ planRelocatableRegistration(ArrayRef<PreparedDeviceLink> Links) {
   RelocatableRegistration R;
   R.EntriesSection = "llvm_offload_entries_" + utohexstr(Hash, true, 16);
   R.Script = "SECTIONS {\n  " + R.EntriesSection +
-             " : { *(llvm_offload_entries " + R.EntriesSection +
-             ") }\n  /DISCARD/ : { *(.llvm.offloading) }\n}\n";
+             " : { KEEP(*(llvm_offload_entries " + R.EntriesSection +
+             ")) }\n  /DISCARD/ : { *(.llvm.offloading) }\n}\n";
   return R;
 }
 

@@ -57,10 +57,23 @@ makeHIPFatbin(llvm::ArrayRef<const PreparedDeviceLink *> Links,
               const std::optional<BundleCompression> &Compression,
               llvm::StringRef EntryKind);
 
+/// The linker script that keeps the inputs' offload entries under
+/// --gc-sections. The registration finds them between
+/// __start_llvm_offload_entries and __stop_llvm_offload_entries, but under
+/// LLD's default -z start-stop-gc such a reference keeps no section: the
+/// entries, and with them every kernel and variable the runtime is told of,
+/// would be collected. OVERWRITE_SECTIONS places them where LLD would place
+/// them anyway, without an anchor section that a program may lack.
+constexpr const char *KeepEntriesScript =
+    "OVERWRITE_SECTIONS {\n"
+    "  llvm_offload_entries : { KEEP(*(llvm_offload_entries)) }\n"
+    "}\n";
+
 /// For a relocatable link that links device code now: a name of its own for
 /// the entries section (derived from the linked images, so stable across
 /// runs), and the linker script that moves the inputs' entries there and
-/// drops their raw device images. Two such outputs can then be linked
+/// drops their raw device images (keeping the entries under --gc-sections,
+/// as KeepEntriesScript does). Two such outputs can then be linked
 /// together, each registering its own images.
 struct RelocatableRegistration {
   std::string EntriesSection;

@@ -71,7 +71,8 @@ public:
         I64(Type::getInt64Ty(C)), Void(Type::getVoidTy(C)) {}
 
   void build(const ImageToRegister &Fatbin) {
-    EntryBounds Entries = createEntryBounds(M, Options.EntriesSection);
+    EntryBounds Entries = createEntryBounds(M, Options.EntriesSection,
+                                            Options.Relocatable);
     GlobalVariable *Wrapper = createWrapper(Fatbin);
     Function *GlobalsReg = createGlobalsRegistration(Entries);
     createRegistration(Wrapper, GlobalsReg);

@@ -47,7 +47,8 @@ public:
         I64(Type::getInt64Ty(C)) {}
 
   void build(ArrayRef<ImageToRegister> Images) {
-    EntryBounds Entries = createEntryBounds(M, Options.EntriesSection);
+    EntryBounds Entries = createEntryBounds(M, Options.EntriesSection,
+                                            Options.Relocatable);
     GlobalVariable *Desc = createDescriptor(Images, Entries);
     SmallVector<GlobalVariable *> Infos;
     if (Options.Layout == OpenMPLayout::Legacy)

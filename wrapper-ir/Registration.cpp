@@ -20,7 +20,7 @@ StructType *getOffloadEntryType(Module &M) {
                             Ptr, Ptr, I64, I64, Ptr);
 }
 
-EntryBounds createEntryBounds(Module &M, StringRef Section) {
+EntryBounds createEntryBounds(Module &M, StringRef Section, bool Retained) {
   ArrayType *Empty = ArrayType::get(getOffloadEntryType(M), 0);
   auto MakeBound = [&](const Twine &Name) {
     auto *GV = new GlobalVariable(M, Empty, /*isConstant=*/true,
@@ -36,7 +36,13 @@ EntryBounds createEntryBounds(Module &M, StringRef Section) {
                                    "__dummy." + Section);
   Dummy->setSection(Section);
   Dummy->setAlignment(Align(8));
-  appendToCompilerUsed(M, {Dummy});
+  // In a relocatable output the section is retained (SHF_GNU_RETAIN, which
+  // llvm.used gives on ELF): it is that output's own, so no linker script of
+  // the final link names it, and --gc-sections there would collect it.
+  if (Retained)
+    appendToUsed(M, {Dummy});
+  else
+    appendToCompilerUsed(M, {Dummy});
   return Bounds;
 }
 

@@ -28,13 +28,15 @@ constexpr int RegistrationPriority = 101;
 llvm::StructType *getOffloadEntryType(llvm::Module &M);
 
 /// The `__start_<Section>`/`__stop_<Section>` bounds of the entries table,
-/// and a zero-size entry array in that section (kept by llvm.compiler.used)
-/// so that the linker defines the bounds even when no input has entries.
+/// and a zero-size entry array in that section (kept by llvm.compiler.used;
+/// by llvm.used, which also retains the section, when \p Retained) so that
+/// the linker defines the bounds even when no input has entries.
 struct EntryBounds {
   llvm::GlobalVariable *Begin;
   llvm::GlobalVariable *End;
 };
-EntryBounds createEntryBounds(llvm::Module &M, llvm::StringRef Section);
+EntryBounds createEntryBounds(llvm::Module &M, llvm::StringRef Section,
+                              bool Retained);
 
 /// An internal `void()` function in `.text.startup`, with an entry block.
 llvm::Function *createStartupFunction(llvm::Module &M, llvm::StringRef Name);

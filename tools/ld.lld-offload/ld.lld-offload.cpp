@@ -267,6 +267,32 @@ Error warnAboutOptions(const LinkCommandLine &CL, const DeviceWork &Work,
   return Error::success();
 }
 
+/// What keeps the inputs' offload entries, and what they name, as they are
+/// in the host link: under --gc-sections, the entries themselves
+/// (KeepEntriesScript); under --icf=all, the distinct addresses of the
+/// symbols they name (\p Inputs' entryTargets()), which the runtime maps to
+/// kernels and variables: two kernels' identical CUDA stubs would be folded
+/// into one. Nothing otherwise.
+Expected<std::vector<std::string>> keepEntries(const LinkCommandLine &CL,
+                                               const WorkDir &Dir,
+                                               const DeviceInputs *Inputs) {
+  std::vector<std::string> Args;
+  if (collectsUnusedSections(CL.LLDArgs)) {
+    Expected<std::string> Script =
+        Dir.write("keep-entries.lds", KeepEntriesScript);
+    if (!Script)
+      return Script.takeError();
+    Args = {"-T", *Script};
+  }
+  if (Inputs && foldsAllIdenticalCode(CL.LLDArgs)) {
+    StringSet<> Kept;
+    for (const std::string &Symbol : Inputs->entryTargets())
+      if (Kept.insert(Symbol).second)
+        Args.push_back("--keep-unique=" + Symbol);
+  }
+  return std::move(Args);
+}
+
 /// How a link with device code ended: LLD's status, or an error of ours.
 struct Linked {
   Linked(int Status = 0) : Status(Status) {}
@@ -387,22 +413,28 @@ Linked linkWithDeviceCode(const LinkCommandLine &CL, DeviceWork &Work,
   if (Pending && !RegistersImages && !Pending->holdNoDeviceCode())
     return Stopped();
 
+  // The inputs' offload entries survive --gc-sections (a relocatable output
+  // that registers its images keeps them by its own script), and what they
+  // name stays distinct under --icf=all.
+  Expected<std::vector<std::string>> Keep = keepEntries(CL, Dir, &Inputs);
+  if (!Keep)
+    return linkError(Keep.takeError());
+
   // Images already registered by an input (clang-linker-wrapper's wrapper
   // object) or none at all: the host link as it was asked for.
   if (std::optional<std::string> By = Inputs.alreadyRegisteredBy()) {
     if (Opts.Verbose)
       errs() << ToolName << ": " << *By
              << " registers the device images already; linking the host only\n";
-    return {linkHost(CL, {}, Trace, HostLoaded)};
+    return {linkHost(CL, *Keep, Trace, HostLoaded)};
   }
   // No device code: the host link as asked for, with the runtime if an input
   // registers images (a relocatable output that linked its own, say).
-  if (Work.Jobs.empty())
-    return {linkHost(CL,
-                     Inputs.callsOpenMPRegistration()
-                         ? runtimeArguments(CL)
-                         : std::vector<std::string>(),
-                     Trace, HostLoaded)};
+  if (Work.Jobs.empty()) {
+    if (Inputs.callsOpenMPRegistration())
+      llvm::append_range(*Keep, runtimeArguments(CL));
+    return {linkHost(CL, *Keep, Trace, HostLoaded)};
+  }
 
   // Write each job's images out and build its LLD command line.
   std::vector<PreparedDeviceLink> Links;
@@ -447,6 +479,8 @@ Linked linkWithDeviceCode(const LinkCommandLine &CL, DeviceWork &Work,
   });
   if (Opts.DryRun) {
     std::vector<std::string> Extra = {"<registration object>"};
+    if (!CL.Relocatable)
+      llvm::append_range(Extra, *Keep);
     if (LinksOpenMP)
       llvm::append_range(Extra, runtimeArguments(CL));
     return {linkHost(CL, Extra)};
@@ -498,6 +532,8 @@ Linked linkWithDeviceCode(const LinkCommandLine &CL, DeviceWork &Work,
       return linkError(Script.takeError());
     Settings.EntriesSection = R->EntriesSection;
     Extra = {"-T", *Script};
+  } else {
+    Extra = std::move(*Keep);
   }
 
   // Build the objects that register the linked images at startup, one per
@@ -621,15 +657,29 @@ int link(ArrayRef<const char *> Argv) {
   }
 
   // Nothing of ours to do: LLD alone, exactly as ld.lld would link. A fat
-  // relocatable link keeps device code as it is: LLD merges the sections.
-  // A helper removes LLD's temporary output if the link is killed.
+  // relocatable link keeps device code as it is: LLD merges the sections
+  // (keeping the offload entries under --gc-sections, for the link that
+  // takes the output). A helper removes LLD's temporary output, and the work
+  // directory, if the link is killed.
   if (Opts.Disabled ||
       (CL.Relocatable && Opts.Relocatable == RelocatableMode::Fat)) {
-    Expected<std::unique_ptr<CleanupGuard>> Guard =
-        CleanupGuard::start(CL.Output, "");
+    std::unique_ptr<WorkDir> Dir;
+    if (!Opts.Disabled && collectsUnusedSections(CL.LLDArgs)) {
+      Expected<std::unique_ptr<WorkDir>> Made =
+          WorkDir::create(CL.Output, Opts.SaveTemps);
+      if (!Made)
+        return fail(Made.takeError());
+      Dir = std::move(*Made);
+    }
+    Expected<std::unique_ptr<CleanupGuard>> Guard = CleanupGuard::start(
+        CL.Output, Dir && !Opts.SaveTemps ? StringRef(Dir->dir()) : "");
     if (!Guard)
       return fail(Guard.takeError());
-    return linkHost(CL, {});
+    Expected<std::vector<std::string>> Keep =
+        Dir ? keepEntries(CL, *Dir, nullptr) : std::vector<std::string>();
+    if (!Keep)
+      return fail(Keep.takeError());
+    return linkHost(CL, *Keep);
   }
 
   // Fail now if the output cannot be written, as LLD would at the end, with

@@ -404,6 +404,23 @@ TEST(OptionPrintingToStdoutTest, OptionsThatPrintWhereTheTraceGoes) {
             "--print-archive-stats=x");
 }
 
+TEST(ReleaseOptionsTest, TheLastSpellingDecides) {
+  EXPECT_FALSE(collectsUnusedSections({"a.o"}));
+  EXPECT_TRUE(collectsUnusedSections({"a.o", "--gc-sections"}));
+  EXPECT_TRUE(collectsUnusedSections({"-gc-sections", "a.o"}));
+  EXPECT_FALSE(collectsUnusedSections({"--gc-sections", "--no-gc-sections"}));
+  EXPECT_TRUE(collectsUnusedSections({"--no-gc-sections", "--gc-sections"}));
+  // An option's value is not an option.
+  EXPECT_FALSE(collectsUnusedSections({"-o", "--gc-sections"}));
+
+  EXPECT_FALSE(foldsAllIdenticalCode({"a.o"}));
+  EXPECT_TRUE(foldsAllIdenticalCode({"--icf=all"}));
+  EXPECT_TRUE(foldsAllIdenticalCode({"-icf=all"}));
+  EXPECT_FALSE(foldsAllIdenticalCode({"--icf=safe"}));
+  EXPECT_FALSE(foldsAllIdenticalCode({"--icf=all", "--icf=none"}));
+  EXPECT_TRUE(foldsAllIdenticalCode({"--icf=safe", "--icf=all"}));
+}
+
 TEST_F(LinkInputsTest, DeviceLinksLeaveStaticArchivesOut) {
   archive("libs.a", {{"s.o", objectWithSymbols({"s"}, {})}});
   write("libd.so", sharedObject({"d"}, {}));
