@@ -146,11 +146,16 @@ Expected<MemoryBufferRef> DeviceInputs::archiveMember(StringRef ArchivePath,
   return inputError(Key, "member not found in the archive LLD loaded it from");
 }
 
-/// Adds to \p Targets the global symbols that \p Obj defines and its
-/// offload entries sections (llvm_offload_entries, or a relocatable link's
-/// llvm_offload_entries_<hash>) refer to.
-static void addEntryTargets(const ObjectFile &Obj,
-                            std::vector<std::string> &Targets) {
+/// Adds to \p Targets the symbols, defined in \p Obj (named \p Name), that
+/// the address fields of its offload entries refer to (in
+/// llvm_offload_entries, or a relocatable link's
+/// llvm_offload_entries_<hash>).
+static void addEntryTargets(const ObjectFile &Obj, StringRef Name,
+                            DeviceInputs::EntryTargets &Targets) {
+  // An entry (llvm/Frontend/Offloading/Utility.h, LLVM 22): {u64 reserved;
+  // u16 version, kind; u32 flags; ptr address; ptr name; u64 size, data;
+  // ptr aux_addr}.
+  constexpr uint64_t EntrySize = 56, AddressField = 16;
   for (const SectionRef &Rel : Obj.sections()) {
     Expected<section_iterator> Target = Rel.getRelocatedSection();
     if (!Target) {
@@ -165,14 +170,19 @@ static void addEntryTargets(const ObjectFile &Obj,
       continue;
     }
     for (const RelocationRef &R : Rel.relocations()) {
+      if (R.getOffset() % EntrySize != AddressField)
+        continue;
       symbol_iterator Sym = R.getSymbol();
       if (Sym == Obj.symbol_end())
         continue;
       Expected<uint32_t> Flags = Sym->getFlags();
       Expected<StringRef> SymName = Sym->getName();
-      if (Flags && SymName && (*Flags & SymbolRef::SF_Global) &&
-          !(*Flags & SymbolRef::SF_Undefined))
-        Targets.push_back(SymName->str());
+      if (Flags && SymName && !(*Flags & SymbolRef::SF_Undefined)) {
+        if (*Flags & SymbolRef::SF_Global)
+          Targets.Global.push_back(SymName->str());
+        else
+          Targets.Unnamed.push_back((Name + "(" + *SymName + ")").str());
+      }
       consumeError(Flags.takeError());
       consumeError(SymName.takeError());
     }
@@ -214,7 +224,7 @@ Error DeviceInputs::scanInput(MemoryBufferRef Buffer, StringRef Name,
     if (!HasDeviceCode)
       return Error::success();
     if (Loaded)
-      addEntryTargets(**Obj, EntryTargets);
+      addEntryTargets(**Obj, Name, Targets);
     for (const SymbolRef &Sym : (*Obj)->symbols()) {
       Expected<uint32_t> Flags = Sym.getFlags();
       Expected<StringRef> SymName = Sym.getName();
@@ -260,6 +270,9 @@ Error DeviceInputs::scanInput(MemoryBufferRef Buffer, StringRef Name,
   size_t Before = Finder.binaries().size();
   if (Error E = Finder.addBuffer(Buffer, Name))
     return E;
+  if (Loaded && Magic == file_magic::bitcode &&
+      Finder.binaries().size() != Before)
+    Targets.Unnamed.push_back((Name + " (host bitcode)").str());
   for (size_t B = Before; B != Finder.binaries().size(); ++B) {
     const FoundOffloadBinary &Bin = Finder.binaries()[B];
     // Images a relocatable link already linked and registered.

@@ -71,11 +71,19 @@ public:
   /// Device images, in link order.
   llvm::ArrayRef<DeviceImage> images() const { return Images; }
 
-  /// The global symbols the offload entries of the loaded objects name (a
-  /// CUDA kernel's stub, a HIP kernel's handle, a device variable's host
-  /// shadow), in link order: the runtime tells kernels and variables apart
-  /// by these addresses, which identical code folding must leave distinct.
-  llvm::ArrayRef<std::string> entryTargets() const { return EntryTargets; }
+  /// What the offload entries of the loaded objects name (a CUDA kernel's
+  /// stub, a HIP kernel's handle, a device variable's host shadow): the
+  /// runtime tells kernels and variables apart by these addresses, which
+  /// identical code folding must leave distinct.
+  struct EntryTargets {
+    /// Global symbols, in link order.
+    std::vector<std::string> Global;
+    /// What no linker option can name: local symbols (a kernel in an
+    /// anonymous namespace), and loaded host bitcode with device code (host
+    /// LTO), whose entries are read only after LTO.
+    std::vector<std::string> Unnamed;
+  };
+  const EntryTargets &entryTargets() const { return Targets; }
 
   /// The input that already registers device images (clang-linker-wrapper's
   /// wrapper object, an offload-wrapper object): set when the link needs no
@@ -138,7 +146,7 @@ private:
   /// first such input: images of these kinds are not linked.
   std::map<OffloadKind, std::string> RegisteredKinds;
   bool CallsOpenMPRegistration = false;
-  std::vector<std::string> EntryTargets;
+  EntryTargets Targets;
   std::vector<std::string> HIPUnits;
   /// CUIDs whose __hip_fatbin_<cuid> an input defines (clang --hip-link's
   /// object): dropped from HIPUnits.

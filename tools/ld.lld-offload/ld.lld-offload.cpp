@@ -285,10 +285,18 @@ Expected<std::vector<std::string>> keepEntries(const LinkCommandLine &CL,
     Args = {"-T", *Script};
   }
   if (Inputs && foldsAllIdenticalCode(CL.LLDArgs)) {
+    const DeviceInputs::EntryTargets &Targets = Inputs->entryTargets();
     StringSet<> Kept;
-    for (const std::string &Symbol : Inputs->entryTargets())
+    for (const std::string &Symbol : Targets.Global)
       if (Kept.insert(Symbol).second)
         Args.push_back("--keep-unique=" + Symbol);
+    if (!Targets.Unnamed.empty())
+      WithColor::warning(errs(), ToolName)
+          << "--icf=all may fold kernels or variables into one address, "
+             "which the offload runtime tells apart by address, and "
+             "--keep-unique cannot name them: "
+          << join(Targets.Unnamed, ", ")
+          << "; link with --icf=safe, which leaves them apart\n";
   }
   return std::move(Args);
 }
