@@ -179,11 +179,13 @@ static std::string getTargetID(StringRef Processor, uint32_t Flags,
   return ID;
 }
 
-/// The first NT_AMDGPU_METADATA note, in the note sections or, for a file
-/// without section headers, the PT_NOTE segments.
-static Expected<MetadataNote> findMetadataNote(const ELFFile<ELFT> &File,
-                                               const Problems &Report) {
-  std::optional<MetadataNote> Found;
+/// The NT_AMDGPU_METADATA notes, in the note sections or, for a file without
+/// section headers, the PT_NOTE segments. A code object linked with LTO in
+/// partitions (clang's HIP default, --lto-partitions=8) has one per
+/// partition, each listing its own kernels; the runtime (comgr) merges them.
+static Expected<std::vector<MetadataNote>>
+findMetadataNotes(const ELFFile<ELFT> &File, const Problems &Report) {
+  std::vector<MetadataNote> Found;
   auto Look = [&](auto Notes, uint64_t HeaderOffset, size_t Align,
                   Error &Err) -> Error {
     for (const ELFT::Note &Note : Notes) {
@@ -191,11 +193,10 @@ static Expected<MetadataNote> findMetadataNote(const ELFFile<ELFT> &File,
           Note.getType() != ELF::NT_AMDGPU_METADATA)
         continue;
       StringRef Desc = Note.getDescAsStringRef(Align);
-      Found = MetadataNote{
+      Found.push_back(MetadataNote{
           Desc,
           static_cast<uint64_t>(reinterpret_cast<const uint8_t *>(Desc.data()) -
-                                File.base())};
-      break;
+                                File.base())});
     }
     if (Err)
       return Report.at(HeaderOffset,
@@ -214,8 +215,6 @@ static Expected<MetadataNote> findMetadataNote(const ELFFile<ELFT> &File,
     if (Error E = Look(Notes, Sec.sh_offset,
                        std::max<size_t>(Sec.sh_addralign, 4), Err))
       return std::move(E);
-    if (Found)
-      return *Found;
   }
   if (Sections->empty()) {
     Expected<ELFT::PhdrRange> Segments = File.program_headers();
@@ -230,10 +229,10 @@ static Expected<MetadataNote> findMetadataNote(const ELFFile<ELFT> &File,
       if (Error E =
               Look(Notes, Seg.p_offset, std::max<size_t>(Seg.p_align, 4), Err))
         return std::move(E);
-      if (Found)
-        return *Found;
     }
   }
+  if (!Found.empty())
+    return std::move(Found);
   return Report.at(0, "AMDGPU code object without an NT_AMDGPU_METADATA "
                       "note (its kernels' resources are described there)");
 }
@@ -529,14 +528,20 @@ readAMDGPUKernelResources(StringRef Data, StringRef Location) {
           ? "unknown processor (e_flags 0x" + utohexstr(Mach) + ")"
           : getTargetID(Processor, Header.e_flags, ABIVersion);
 
-  Expected<MetadataNote> Note = findMetadataNote(File, Report);
-  if (!Note)
-    return Note.takeError();
-  Expected<std::vector<KernelMetadata>> Kernels = readMetadata(*Note, Report);
-  if (!Kernels)
-    return Kernels.takeError();
+  Expected<std::vector<MetadataNote>> Notes = findMetadataNotes(File, Report);
+  if (!Notes)
+    return Notes.takeError();
+  // Each kernel, and the offset of the note that lists it.
+  std::vector<std::pair<KernelMetadata, uint64_t>> Kernels;
+  for (const MetadataNote &Note : *Notes) {
+    Expected<std::vector<KernelMetadata>> Listed = readMetadata(Note, Report);
+    if (!Listed)
+      return Listed.takeError();
+    for (KernelMetadata &K : *Listed)
+      Kernels.emplace_back(std::move(K), Note.Offset);
+  }
   StringSet<> Symbols;
-  for (const KernelMetadata &K : *Kernels)
+  for (const auto &[K, NoteOffset] : Kernels)
     Symbols.insert(K.Symbol);
   Expected<StringMap<uint64_t>> Descriptors =
       findDescriptors(File, Symbols, Report);
@@ -544,10 +549,10 @@ readAMDGPUKernelResources(StringRef Data, StringRef Location) {
     return Descriptors.takeError();
 
   std::vector<KernelResources> Rows;
-  for (const KernelMetadata &K : *Kernels) {
+  for (const auto &[K, NoteOffset] : Kernels) {
     auto It = Descriptors->find(K.Symbol);
     if (It == Descriptors->end())
-      return Report.at(Note->Offset, "AMDGPU metadata: kernel '" + K.Name +
+      return Report.at(NoteOffset, "AMDGPU metadata: kernel '" + K.Name +
                                          "': its descriptor '" + K.Symbol +
                                          "' is not in the symbol table");
     Expected<KernelResources> Row = makeRow(K, readDescriptor(File, It->second),

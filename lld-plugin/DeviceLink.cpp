@@ -273,6 +273,12 @@ Expected<PreparedDeviceLink> prepareDeviceLink(const DeviceLinkJob &Job,
             (Attrs.empty() ? "" : ",") + std::string(On ? "+" : "-") + Name;
       Args.push_back("-plugin-opt=-mattr=" + Attrs);
     }
+    // clang's HIP toolchain splits the code generation of LTO into 8
+    // partitions (its -flto-partitions=8 default; none for OpenMP): so do
+    // we, for the same code object, byte for byte.
+    // --offload-device-linker-arg=--lto-partitions=N comes later and wins.
+    if (Job.Kind == OffloadKind::HIP)
+      Args.push_back("--lto-partitions=8");
   } else {
     Args = {"-shared", "-Bsymbolic", "-o", Link.Output};
   }

@@ -104,7 +104,15 @@ makeHIPFatbin(ArrayRef<const PreparedDeviceLink *> Links,
   std::vector<std::unique_ptr<MemoryBuffer>> Images;
   std::vector<BundleEntryToWrite> Entries = {
       {"host-x86_64-unknown-linux-gnu-", StringRef()}};
-  for (const PreparedDeviceLink *Link : Links) {
+  // In clang-linker-wrapper's order, for the same bytes: by triple, then
+  // target ID, each descending ("gfx90a" before "gfx1100").
+  std::vector<const PreparedDeviceLink *> Ordered(Links.begin(), Links.end());
+  llvm::stable_sort(Ordered, [](const PreparedDeviceLink *A,
+                                const PreparedDeviceLink *B) {
+    return std::make_tuple(A->Job->TargetTriple.str(), A->Job->Arch) >
+           std::make_tuple(B->Job->TargetTriple.str(), B->Job->Arch);
+  });
+  for (const PreparedDeviceLink *Link : Ordered) {
     Expected<std::unique_ptr<MemoryBuffer>> Image = readLinkedImage(*Link);
     if (!Image)
       return Image.takeError();
