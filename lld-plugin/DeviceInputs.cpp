@@ -240,7 +240,7 @@ Error DeviceInputs::scanInput(MemoryBufferRef Buffer, StringRef Name,
     for (size_t I = 0; I != Bin.Binary.Images.size(); ++I)
       Found->push_back({Bin.Binary.Images[I], Name.str(), Bin.Origin.describe(),
                         /*FromBundle=*/false,
-                        /*Taken=*/false, B, I});
+                        /*Taken=*/false, B, I, /*Defines=*/std::nullopt});
   }
   return Error::success();
 }
@@ -286,7 +286,9 @@ Error DeviceInputs::addBundleSection(const SectionRef &Sec, StringRef SecName,
       {"triple", Saver.save(TripleText)},
       {"arch",
        Saver.save(ID->TargetIDText.empty() ? "generic" : ID->TargetIDText)}};
-  Found->push_back({Image, Name.str(), Where, /*FromBundle=*/true});
+  Found->push_back({Image, Name.str(), Where, /*FromBundle=*/true,
+                    /*Taken=*/false, /*Binary=*/0, /*Index=*/0,
+                    /*Defines=*/std::nullopt});
   return Error::success();
 }
 
