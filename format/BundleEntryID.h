@@ -39,7 +39,11 @@ struct TargetID {
 
 /// True if a code object built for \p CodeObject can run on a processor
 /// configured as \p Target: same processor, and every feature the code object
-/// sets on or off is set the same way by the target.
+/// sets on or off is set the same way by the target; a feature it leaves unset
+/// matches either setting. This is the rule clang-offload-bundler, comgr and
+/// the HIP runtime apply to pick a code object, stated once here: unbundling
+/// (isCodeObjectCompatible) and the device-link plan (an image joins each
+/// link whose target ID it is compatible with) both ask it.
 bool isTargetIDCompatible(const TargetID &CodeObject, const TargetID &Target);
 
 /// A parsed bundle entry ID.

@@ -2,6 +2,7 @@
 
 #include "lld-plugin/DeviceInputs.h"
 #include "format/CheckedArchive.h"
+#include "lld-plugin/DevicePlan.h"
 
 #include "format/BundleEntryID.h"
 #include "format/OffloadBundle.h"
@@ -56,8 +57,9 @@ static std::string tripleKey(const OffloadImage &Image) {
       .str();
 }
 
-/// "kind|triple|arch": images that may resolve each other's symbols, those
-/// of one device link. (A "generic" image joins every arch's link.)
+/// "kind|triple|arch": the images of one arch (target ID). A device link
+/// may take those of several: a "generic" image joins every arch's link, an
+/// AMDGPU image every link of its processor it is compatible with.
 static std::string targetKey(const OffloadImage &Image) {
   return tripleKey(Image) + Image.getArch().str();
 }
@@ -288,7 +290,7 @@ Error DeviceInputs::scanInput(MemoryBufferRef Buffer, StringRef Name,
     for (size_t I = 0; I != Bin.Binary.Images.size(); ++I)
       Found->push_back({Bin.Binary.Images[I], Name.str(), Bin.Origin.describe(),
                         /*FromBundle=*/false,
-                        /*Taken=*/false, B, I});
+                        /*Taken=*/false, B, I, /*Defines=*/std::nullopt});
   }
   return Error::success();
 }
@@ -334,7 +336,9 @@ Error DeviceInputs::addBundleSection(const SectionRef &Sec, StringRef SecName,
       {"triple", Saver.save(TripleText)},
       {"arch",
        Saver.save(ID->TargetIDText.empty() ? "generic" : ID->TargetIDText)}};
-  Found->push_back({Image, Name.str(), Where, /*FromBundle=*/true});
+  Found->push_back({Image, Name.str(), Where, /*FromBundle=*/true,
+                    /*Taken=*/false, /*Binary=*/0, /*Index=*/0,
+                    /*Defines=*/std::nullopt});
   return Error::success();
 }
 
@@ -470,14 +474,17 @@ Error DeviceInputs::addArchiveMembersDeviceCodeNeeds(
     for (Candidate &C : Left) {
       if (C.Taken)
         continue;
-      // The links this image would join: its arch's and the generic
-      // images'; a generic image joins every arch's.
+      // The links this image may join: its arch's and the generic images';
+      // a generic image joins every arch's, an AMDGPU one those of its
+      // processor whose target IDs it agrees with (gfx90a and
+      // gfx90a:xnack+ are linked together).
       std::string Prefix = tripleKey(C.Image);
-      bool Generic = C.Image.getArch() == "generic";
+      Triple T(Triple::normalize(C.Image.getTriple()));
       SmallVector<const SymbolUse *, 4> Joined;
       for (const auto &[Key, Use] : Uses)
         if (Key.starts_with(Prefix) && !Use.Undefined.empty() &&
-            (Generic || Key == targetKey(C.Image) || Key == Prefix + "generic"))
+            mayShareDeviceLink(T, StringRef(Key).drop_front(Prefix.size()),
+                               C.Image.getArch()))
           Joined.push_back(&Use);
       if (Joined.empty())
         continue;

@@ -52,10 +52,10 @@ public:
 
   /// Adds the device code of archive members the host link left out when
   /// device code needs it: a member whose image defines a symbol that the
-  /// images of the same offload kind, triple and arch (a generic image
-  /// joins every arch) leave undefined (repeated
-  /// until nothing more is needed), and every image of an arch named in
-  /// \p ExtractArchs (--offload-extract).
+  /// images it may be linked with (same offload kind and triple, arch as
+  /// mayShareDeviceLink() says) leave undefined (repeated until nothing
+  /// more is needed), and every image of an arch named in \p ExtractArchs
+  /// (--offload-extract).
   llvm::Error
   addArchiveMembersDeviceCodeNeeds(llvm::ArrayRef<std::string> ExtractArchs);
 

@@ -50,18 +50,38 @@ TEST(TargetID, ParsesAndCanonicalizes) {
             std::string::npos);
 }
 
-// A code object runs where every feature it sets is set the same way.
-TEST(TargetID, Compatibility) {
-  auto Compatible = [](StringRef Code, StringRef Target) {
-    return isTargetIDCompatible(takeOrFail(TargetID::parse(Code)),
-                                takeOrFail(TargetID::parse(Target)));
-  };
-  EXPECT_TRUE(Compatible("gfx90a", "gfx90a:xnack+"));
-  EXPECT_TRUE(Compatible("gfx90a", "gfx90a"));
-  EXPECT_TRUE(Compatible("gfx90a:xnack+", "gfx90a:xnack+:sramecc-"));
-  EXPECT_FALSE(Compatible("gfx90a:xnack+", "gfx90a"));
-  EXPECT_FALSE(Compatible("gfx90a:xnack+", "gfx90a:xnack-"));
-  EXPECT_FALSE(Compatible("gfx90a", "gfx942"));
+// The compatibility rule, which clang-offload-bundler, comgr and the
+// device-link plan share: a code object runs where every feature it sets is
+// set the same way; a feature it leaves unset matches either setting.
+struct CompatibilityRow {
+  const char *CodeObject, *Target;
+  bool Compatible;
+};
+const CompatibilityRow CompatibilityTable[] = {
+    {"gfx90a", "gfx90a", true},
+    {"gfx90a", "gfx90a:xnack+", true},
+    {"gfx90a", "gfx90a:xnack-", true},
+    {"gfx90a", "gfx90a:sramecc-:xnack+", true},
+    {"gfx90a:xnack+", "gfx90a:xnack+", true},
+    {"gfx90a:xnack+", "gfx90a:sramecc-:xnack+", true},
+    {"gfx90a:xnack+:sramecc-", "gfx90a:sramecc-:xnack+", true},
+    {"gfx90a:xnack+", "gfx90a", false},
+    {"gfx90a:xnack+", "gfx90a:xnack-", false},
+    {"gfx90a:xnack-", "gfx90a:xnack+", false},
+    {"gfx90a:xnack+", "gfx90a:sramecc+", false},
+    {"gfx90a:sramecc+:xnack+", "gfx90a:xnack+", false},
+    {"gfx90a:sramecc+:xnack+", "gfx90a:sramecc-:xnack+", false},
+    {"gfx942:sramecc+", "gfx942:sramecc+:xnack-", true},
+    {"gfx90a", "gfx942", false},
+    {"gfx90a:xnack+", "gfx942:xnack+", false},
+};
+
+TEST(TargetID, CompatibilityTable) {
+  for (const CompatibilityRow &Row : CompatibilityTable)
+    EXPECT_EQ(isTargetIDCompatible(takeOrFail(TargetID::parse(Row.CodeObject)),
+                                   takeOrFail(TargetID::parse(Row.Target))),
+              Row.Compatible)
+        << "code object " << Row.CodeObject << ", target " << Row.Target;
 }
 
 TEST(BundleEntryID, CodeObjectCompatibility) {
