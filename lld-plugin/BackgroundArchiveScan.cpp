@@ -7,8 +7,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstdlib>
-#include <thread>
 
 using namespace llvm;
 
@@ -25,9 +23,6 @@ BackgroundArchiveScan::read(std::vector<std::string> Paths, bool Traced,
   auto Start = std::chrono::steady_clock::now();
   {
     TimeTraceScope Scope("Offload: read the archive members' section tables");
-    // Tests make the reading slow, so that the host link waits for it.
-    if (const char *Delay = getenv("LLD_OFFLOAD_TEST_ARCHIVE_SCAN_DELAY_MS"))
-      std::this_thread::sleep_for(std::chrono::milliseconds(atoi(Delay)));
     R.Scans = LinkInputs::readArchives(Paths, Threads);
   }
   R.Milliseconds = std::chrono::duration<double, std::milli>(

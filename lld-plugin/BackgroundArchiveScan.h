@@ -3,10 +3,10 @@
 // Reading the section tables of a large program's archive members takes
 // longer than linking its device code: 3,000 members and 650,000 sections
 // for LLVM's static libraries, 15 ms of a 550 ms link on two cores. The
-// host link does not need the answer until it opens the registration
-// object, a few tens of milliseconds into LLD's inputs: the members are read
-// on a thread of their own meanwhile, the archives taken to hold no device
-// code, and the host link waits for the answer there (InputGate).
+// link does not need the answer until the host link starts: the members are
+// read on a thread of their own beside the device links and the
+// registration, the archives taken to hold no device code meanwhile, and
+// the link plans again if one does (Link.cpp).
 //
 //===----------------------------------------------------------------------===//
 

@@ -1,0 +1,445 @@
+//===- lld-plugin/Link.cpp - A link, host and device code ----------------===//
+//
+// A link is a list of passes (link(), below): plan from what is known, link
+// the device code, register it, link the host, check what was found, and
+// link again only if a check says so. What is known at first may be
+// wrong in three ways, each checked once its answer is there:
+//   - the archive members, read beside the device links, hold device code
+//     (they were taken to hold none): LLD is asked what the link loads;
+//   - the host link loaded other device code than planned (a linker
+//     script's input, a member only the registration pulls in);
+//   - a CPU device link, run without the host's static archives, needs one.
+// The checks record what they found (Findings); decide() says what follows
+// (Verdict). A dry run, or a link whose host link cannot be traced, is the
+// same list with the host link's check left out.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lld-plugin/Link.h"
+
+#include "lld-plugin/BackgroundArchiveScan.h"
+#include "lld-plugin/DependencyFile.h"
+#include "lld-plugin/DeviceLinkCache.h"
+#include "lld-plugin/DeviceWork.h"
+#include "lld-plugin/HostLink.h"
+#include "lld-plugin/LinkChecks.h"
+#include "lld-plugin/LinkInputs.h"
+#include "lld-plugin/ResourceUsage.h"
+#include "support/CleanupGuard.h"
+
+#include "lld/Common/Filesystem.h"
+
+#include "llvm/Support/Format.h"
+#include "llvm/Support/Jobserver.h"
+
+#include <future>
+
+using namespace llvm;
+
+namespace offload {
+namespace {
+
+/// Everything the passes of one link share.
+struct LinkState {
+  LinkState(const LinkCommandLine &CL, const WorkDir &Dir, StringRef Self)
+      : CL(CL), Opts(CL.Offload), Dir(Dir), Self(Self.str()) {}
+  const LinkCommandLine &CL;
+  const OffloadOptions &Opts;
+  const WorkDir &Dir;
+  std::string Self;
+  /// What the command line names, and what its section tables say.
+  LinkInputs Named;
+  /// The archive members' section tables, read beside the device links.
+  std::unique_ptr<BackgroundArchiveScan> Pending;
+  /// Whether the host link's --trace checks the plan: not on a dry run
+  /// (no host link), nor when LLD prints what the trace would mix with.
+  bool Traced = false;
+  /// Why the command line alone does not say what the link loads.
+  std::string AskLLD;
+  std::unique_ptr<DeviceLinkCache> Cache;
+  /// The warnings said so far, each once in a link.
+  StringSet<> Warned;
+  DeviceWork Work;
+};
+
+/// What the checks of one round found.
+struct Findings {
+  /// LLD's status, or 1 after an error of ours (said).
+  int Status = 0;
+  /// The archive members read beside the links hold device code: the
+  /// round stopped before the host link.
+  bool ArchivesHoldDeviceCode = false;
+  /// A CPU device link left out a static archive it needs.
+  bool DeviceLinkNeedsArchive = false;
+  /// What the host link loaded, when it was traced.
+  std::optional<LoadedInputs> HostLoaded;
+};
+
+/// What follows a round.
+enum class Verdict {
+  Done,
+  /// Ask LLD what the link loads, and plan again (archive members hold
+  /// device code).
+  AskLLD,
+  /// Plan again from what the host link loaded.
+  PlanAgain,
+  /// Link again, CPU device links with every host library.
+  EveryLibrary,
+};
+
+/// How many times a link may link again before giving up.
+constexpr unsigned MaxLinkRounds = 4;
+
+/// A round that failed with \p E (said).
+Findings failed(Error E) {
+  Findings F;
+  F.Status = reportError(std::move(E));
+  return F;
+}
+
+/// A round stopped before the host link: the archive members read beside
+/// the links hold device code.
+Findings stoppedForArchives() {
+  Findings F;
+  F.Status = 1;
+  F.ArchivesHoldDeviceCode = true;
+  return F;
+}
+
+/// True if the archive members being read hold device code (waits for
+/// them). Safe on any thread.
+bool archivesHoldDeviceCode(const LinkState &S) {
+  return S.Pending && !S.Pending->holdNoDeviceCode();
+}
+
+/// Once the archive members are read, their answer counts from then on.
+void takeArchiveMembers(LinkState &S) {
+  if (!S.Pending)
+    return;
+  double Milliseconds = S.Pending->addTo(S.Named);
+  S.Pending.reset();
+  if (S.Opts.Verbose)
+    errs() << ToolName
+           << ": read the archive members' section tables (beside the "
+              "links): "
+           << format("%.1f", Milliseconds) << " ms\n";
+}
+
+/// Plans from \p Loaded, what the host link loads: 0, or the status of a
+/// link that cannot be planned (said).
+int plan(LinkState &S, const LoadedInputs &Loaded) {
+  Expected<DeviceWork> Work = findDeviceWork(S.CL, Loaded, S.Named, S.Warned);
+  if (!Work)
+    return reportError(Work.takeError());
+  S.Work = std::move(*Work);
+  return 0;
+}
+
+/// Plans from what LLD says the link loads, asked for the reason \p Why.
+/// A host link that fails fails here: LLD's messages say why, as ld.lld
+/// says them.
+int planFromLLD(LinkState &S, StringRef Why) {
+  Expected<LoadedInputs> Loaded = askLLD(S.CL, S.Dir, Why);
+  if (!Loaded) {
+    errs() << toString(Loaded.takeError()) << "\n";
+    return 1;
+  }
+  return plan(S, *Loaded);
+}
+
+/// The dependency file of a host link that made its output names no file
+/// of the work directory \p Dir, gone after the link: build tools would
+/// take it for changed and link again. (The output is made: a rule that
+/// cannot be rewritten is only a warning.)
+void dropWorkFiles(const LinkCommandLine &CL, const WorkDir &Dir) {
+  if (CL.Offload.SaveTemps || CL.Offload.DryRun)
+    return;
+  if (std::optional<std::string> DepFile = dependencyFile(CL.LLDArgs))
+    if (Error E = dropFromDependencyFile(*DepFile, Dir.dir()))
+      reportWarning(std::move(E));
+}
+
+/// The host link with \p Extra, traced when the plan is to be checked.
+Findings linkHost(LinkState &S, ArrayRef<std::string> Extra) {
+  Findings F;
+  Pass P("host link", S.Opts.Verbose);
+  if (S.Traced)
+    F.HostLoaded.emplace();
+  F.Status = linkHost(S.CL, Extra, &S.Dir,
+                      F.HostLoaded ? &*F.HostLoaded : nullptr);
+  if (F.Status == 0)
+    dropWorkFiles(S.CL, S.Dir);
+  return F;
+}
+
+/// One round: link the device code, register it, link the host.
+Findings linkRound(LinkState &S) {
+  DeviceWork &Work = S.Work;
+  if (S.Opts.Verbose)
+    for (const DeviceImage &Image : Work.Inputs->images())
+      errs() << ToolName << ": device image " << describeImage(Image.Image)
+             << " in " << Image.Where << "\n";
+  // The inputs' entries survive --gc-sections, and what they name --icf=all.
+  Expected<std::vector<std::string>> Keep =
+      keepEntries(S.CL, S.Dir, Work.Inputs.get());
+  if (!Keep)
+    return failed(Keep.takeError());
+
+  // Images registered by an input already (clang-linker-wrapper's object),
+  // or none: the host link as asked for, with the runtime if an input
+  // calls its registration (a relocatable output that linked its own).
+  if (Work.registersNothing()) {
+    if (std::optional<std::string> By = Work.Inputs->alreadyRegisteredBy()) {
+      if (S.Opts.Verbose)
+        errs() << ToolName << ": " << *By
+               << " registers the device images already; linking the host "
+                  "only\n";
+    } else if (Work.Inputs->callsOpenMPRegistration()) {
+      llvm::append_range(*Keep, runtimeArguments(S.CL));
+    }
+    if (archivesHoldDeviceCode(S))
+      return stoppedForArchives();
+    return linkHost(S, *Keep);
+  }
+
+  // Prepare the device links; take what the cache has of them.
+  Expected<std::vector<PreparedDeviceLink>> Links =
+      prepareDeviceLinks(S.CL, Work, S.Dir, S.Self, S.Cache.get());
+  if (!Links)
+    return failed(Links.takeError());
+  std::vector<std::string> Runtime;
+  if (Work.linksOpenMP())
+    Runtime = runtimeArguments(S.CL);
+  if (S.Opts.DryRun) {
+    std::vector<std::string> Extra = {"<registration object>"};
+    if (!S.CL.Relocatable)
+      llvm::append_range(Extra, *Keep);
+    llvm::append_range(Extra, Runtime);
+    return linkHost(S, Extra);
+  }
+
+  // Link the device code, in parallel when asked. A link that fails while
+  // archive members holding device code are unread is planned again with
+  // them: one may define what it missed.
+  {
+    Pass P("device links", S.Opts.Verbose);
+    if (Error E = runDeviceLinks(*Links, S.Opts, S.Self, S.Dir)) {
+      if (!archivesHoldDeviceCode(S))
+        return failed(std::move(E));
+      consumeError(std::move(E));
+      if (S.Opts.Verbose)
+        errs() << ToolName
+               << ": a device link failed before the archive members were "
+                  "read; planning again with them\n";
+      return stoppedForArchives();
+    }
+  }
+  if (Error E = reportResourceUsage(*Links, S.Opts, S.CL.Output, errs(),
+                                    reportWarning))
+    return failed(std::move(E));
+
+  // Register the linked images.
+  Expected<std::vector<std::string>> Extra =
+      registerImages(S.CL, Work, *Links, S.Dir, std::move(*Keep));
+  if (!Extra)
+    return failed(Extra.takeError());
+  llvm::append_range(*Extra, Runtime);
+
+  // The archive members hold device code after all: plan again.
+  if (archivesHoldDeviceCode(S))
+    return stoppedForArchives();
+
+  // Link the host; meanwhile, whether a CPU device link left out a static
+  // archive it needs (LLD leaves a core idle most of its time).
+  std::future<bool> ArchiveNeeded;
+  if (llvm::any_of(*Links, [](const PreparedDeviceLink &Link) {
+        return Link.omitsArchives();
+      }))
+    ArchiveNeeded = std::async(std::launch::async,
+                               [&] { return omittedArchivesNeeded(*Links); });
+  Findings F = linkHost(S, *Extra);
+  F.DeviceLinkNeedsArchive = ArchiveNeeded.valid() && ArchiveNeeded.get();
+
+  // Keep what was linked in the cache, unless it is to be linked again.
+  if (S.Cache && F.Status == 0 && !F.DeviceLinkNeedsArchive)
+    keepDeviceLinks(*S.Cache, *Links);
+  return F;
+}
+
+/// What follows \p F, the findings of round \p Round: plans again into
+/// \p S where it says so.
+Expected<Verdict> decide(LinkState &S, const Findings &F, unsigned Round) {
+  if (F.ArchivesHoldDeviceCode)
+    return Verdict::AskLLD;
+  if (F.Status != 0)
+    return Verdict::Done;
+  bool Changed = false;
+  if (F.HostLoaded) {
+    Pass P("check what the host link loaded", S.Opts.Verbose);
+    Expected<DeviceWork> Loaded =
+        findDeviceWork(S.CL, *F.HostLoaded, S.Named, S.Warned);
+    if (!Loaded)
+      return Loaded.takeError();
+    Changed = Loaded->Description != S.Work.Description;
+    if (Changed) {
+      Loaded->EveryLibrary = S.Work.EveryLibrary;
+      S.Work = std::move(*Loaded);
+    }
+  }
+  if (!Changed && !F.DeviceLinkNeedsArchive)
+    return Verdict::Done;
+  if (Round == MaxLinkRounds) {
+    if (!S.Traced)
+      return Verdict::Done;
+    return createStringError(
+        inconvertibleErrorCode(),
+        "the inputs the host link loads change with its device code: after "
+        "%u links it still loads other device code than it was linked with",
+        Round);
+  }
+  if (S.Opts.Verbose && Changed)
+    errs() << ToolName
+           << ": the host link loaded other device code than planned; "
+              "linking again\n";
+  if (S.Opts.Verbose && F.DeviceLinkNeedsArchive)
+    errs() << ToolName
+           << ": a CPU device link needs a static archive of the host "
+              "link; linking again with every library\n";
+  if (F.DeviceLinkNeedsArchive)
+    S.Work.EveryLibrary = true;
+  return Changed ? Verdict::PlanAgain : Verdict::EveryLibrary;
+}
+
+/// LLD alone, exactly as ld.lld would link: with --no-offload, or a
+/// relocatable link that keeps device code fat (LLD merges the sections;
+/// the offload entries are kept under --gc-sections, for the link that
+/// takes the output). A helper removes LLD's temporary output, and the
+/// work directory, if the link is killed.
+int linkAsLLD(const LinkCommandLine &CL) {
+  std::unique_ptr<WorkDir> Dir;
+  if (!CL.Offload.Disabled && collectsUnusedSections(CL.LLDArgs)) {
+    Expected<std::unique_ptr<WorkDir>> Made =
+        WorkDir::create(CL.Output, CL.Offload.SaveTemps);
+    if (!Made)
+      return reportError(Made.takeError());
+    Dir = std::move(*Made);
+  }
+  Expected<std::unique_ptr<CleanupGuard>> Guard = CleanupGuard::start(
+      CL.Output, Dir && !CL.Offload.SaveTemps ? StringRef(Dir->dir()) : "");
+  if (!Guard)
+    return reportError(Guard.takeError());
+  Expected<std::vector<std::string>> Keep =
+      Dir ? keepEntries(CL, *Dir, nullptr) : std::vector<std::string>();
+  if (!Keep)
+    return reportError(Keep.takeError());
+  int Status = linkHost(CL, *Keep);
+  if (Status == 0 && Dir)
+    dropWorkFiles(CL, *Dir);
+  return Status;
+}
+
+/// Reads what the command line names, starts reading its archives'
+/// members beside the device links (without a host link trace to check
+/// the plan, reads them now), and says why LLD must be asked what the
+/// link loads, if it must.
+void findInputs(LinkState &S) {
+  {
+    Pass P("find the inputs LLD loads", S.Opts.Verbose);
+    S.Named = LinkInputs::find(S.CL.LLDArgs, LinkInputs::Reading::Later);
+  }
+  std::optional<std::string> Untraced =
+      S.Opts.DryRun ? std::optional<std::string>("--offload-dry-run")
+                    : optionPrintingToStdout(S.CL.LLDArgs);
+  S.Traced = !Untraced;
+  if (S.Named.archivesPending() && S.Traced) {
+    S.Pending = std::make_unique<BackgroundArchiveScan>(S.Named);
+  } else if (S.Named.archivesPending()) {
+    Pass P("read the archive members' section tables", S.Opts.Verbose);
+    S.Named.readPendingArchives();
+  }
+  S.AskLLD = Untraced ? *Untraced : S.Named.whyAskLLD();
+}
+
+/// Plans from what is known: the objects the command line names when
+/// nothing else may hold device code, LLD's answer otherwise.
+int planFromWhatIsKnown(LinkState &S) {
+  if (!S.AskLLD.empty())
+    return planFromLLD(S, S.AskLLD);
+  return plan(S, S.Named.commandLineLoads());
+}
+
+} // namespace
+
+int link(ArrayRef<const char *> Args, StringRef Self) {
+  // Split our --offload-* options from LLD's.
+  Expected<LinkCommandLine> Parsed =
+      parseLinkCommandLine(Args, LLD_OFFLOAD_RUNTIME_PATH);
+  if (!Parsed)
+    return reportError(Parsed.takeError());
+  LinkCommandLine &CL = *Parsed;
+  // Join make's jobserver before this process opens a file of its own (its
+  // pipe is named by descriptor numbers, which a file of ours could take).
+  if (CL.Offload.UseJobserver)
+    (void)JobserverClient::getInstance();
+  // Record the time trace of the whole link, when asked.
+  TimeTrace Trace(CL);
+  // --version, --help, or -v without input files: LLD's text, with ours.
+  if (CL.InfoOnly || (CL.PrintsVersion && !namesInputFiles(CL.LLDArgs)))
+    return printInfo(CL);
+  if (CL.PrintsVersion) {
+    outs() << versionLine();
+    dropVersionOptions(CL.LLDArgs);
+  }
+  // Nothing of ours to do: LLD alone.
+  if (CL.Offload.Disabled ||
+      (CL.Relocatable && CL.Offload.Relocatable == RelocatableMode::Fat))
+    return linkAsLLD(CL);
+  // Fail now if the output cannot be written, with LLD's words.
+  if (!CL.Offload.DryRun)
+    if (std::error_code EC = lld::tryCreateFile(CL.Output))
+      return reportError(createStringError(EC, "cannot open output file %s: %s",
+                                           CL.Output.c_str(),
+                                           EC.message().c_str()));
+  // A work directory, removed by a helper if this process is killed.
+  Expected<std::unique_ptr<WorkDir>> Dir =
+      WorkDir::create(CL.Output, CL.Offload.SaveTemps);
+  if (!Dir)
+    return reportError(Dir.takeError());
+  Expected<std::unique_ptr<CleanupGuard>> Guard = CleanupGuard::start(
+      CL.Output, CL.Offload.SaveTemps ? StringRef() : StringRef((*Dir)->dir()));
+  if (!Guard)
+    return reportError(Guard.takeError());
+  LinkState S(CL, **Dir, Self);
+  // Find the inputs; read their archives' members beside the device links.
+  findInputs(S);
+  // The device-link cache, when one is asked for.
+  if (Expected<std::unique_ptr<DeviceLinkCache>> Cache =
+          DeviceLinkCache::open(CL.Offload))
+    S.Cache = std::move(*Cache);
+  else
+    reportWarning(Cache.takeError());
+  // Plan from what is known.
+  if (int Status = planFromWhatIsKnown(S))
+    return Status;
+  for (unsigned Round = 1;; ++Round) {
+    // Link the device code, register it, link the host.
+    Findings F = linkRound(S);
+    // The archive members are read: from now on their answer counts.
+    takeArchiveMembers(S);
+    // Decide what follows, from what the round found.
+    Expected<Verdict> Next = decide(S, F, Round);
+    if (!Next)
+      return reportError(Next.takeError());
+    if (*Next == Verdict::Done)
+      return F.Status;
+    // Archive members hold device code: plan from LLD's answer (not a round
+    // of its own: nothing was linked).
+    if (*Next == Verdict::AskLLD) {
+      if (int Status = planFromLLD(S, S.Named.whyAskLLD()))
+        return Status;
+      --Round;
+    }
+  }
+}
+
+} // namespace offload
