@@ -10,6 +10,7 @@
 #include "llvm/Support/EndianStream.h"
 #include "llvm/Support/MD5.h"
 #include "llvm/Support/MathExtras.h"
+#include "llvm/Support/Process.h"
 #include "llvm/Support/Threading.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -770,6 +771,43 @@ Expected<CompressedBundleHeader> CompressedBundleWriter::finish() {
     Pending = {};
   }
   return H;
+}
+
+BundlerEnvironment readBundlerEnvironment() {
+  BundlerEnvironment Env;
+  std::optional<std::string> Ignore =
+      sys::Process::GetEnv("OFFLOAD_BUNDLER_IGNORE_ENV_VAR");
+  if (Ignore && *Ignore == "1")
+    return Env;
+  if (std::optional<std::string> V =
+          sys::Process::GetEnv("OFFLOAD_BUNDLER_VERBOSE"))
+    Env.Verbose = *V == "1";
+  if (std::optional<std::string> V =
+          sys::Process::GetEnv("OFFLOAD_BUNDLER_COMPRESS"))
+    Env.Compress = *V == "1";
+  if (std::optional<std::string> V =
+          sys::Process::GetEnv("OFFLOAD_BUNDLER_COMPRESSION_LEVEL")) {
+    int Level;
+    if (!StringRef(*V).getAsInteger(10, Level))
+      Env.Level = Level;
+    else
+      Env.Warnings.push_back(
+          "Warning: Invalid value for OFFLOAD_BUNDLER_COMPRESSION_LEVEL: " +
+          *V + ". Ignoring it.");
+  }
+  if (std::optional<std::string> V =
+          sys::Process::GetEnv("COMPRESSED_BUNDLE_FORMAT_VERSION")) {
+    uint16_t Version;
+    if (!StringRef(*V).getAsInteger(10, Version) &&
+        (Version == 2 || Version == 3))
+      Env.Version = Version;
+    else
+      Env.Warnings.push_back(
+          "Warning: Invalid value for COMPRESSED_BUNDLE_FORMAT_VERSION: " +
+          *V + ". Valid values are 2 or 3. Using default version " +
+          std::to_string(BundleCompression().Version) + ".");
+  }
+  return Env;
 }
 
 } // namespace offload

@@ -190,6 +190,22 @@ struct BundleCompression {
   uint16_t Version = 3;
 };
 
+/// What clang-offload-bundler's environment asks of the bundles it writes
+/// (LLVM's OffloadBundlerConfig reads it, in the tool and in
+/// clang-linker-wrapper alike): OFFLOAD_BUNDLER_COMPRESS=1,
+/// OFFLOAD_BUNDLER_VERBOSE=1, OFFLOAD_BUNDLER_COMPRESSION_LEVEL=<n> and
+/// COMPRESSED_BUNDLE_FORMAT_VERSION=2|3; none of it when
+/// OFFLOAD_BUNDLER_IGNORE_ENV_VAR=1.
+struct BundlerEnvironment {
+  bool Compress = false;
+  bool Verbose = false;
+  std::optional<int> Level;
+  std::optional<uint16_t> Version;
+  /// Values refused, in clang-offload-bundler's words ("Warning: ...").
+  std::vector<std::string> Warnings;
+};
+BundlerEnvironment readBundlerEnvironment();
+
 /// Bundles of this size and more are compressed by several zstd workers.
 constexpr uint64_t MultiThreadedZstdThreshold = 32ULL << 20;
 

@@ -165,10 +165,22 @@ registerImages(const LinkCommandLine &CL, const DeviceWork &Work,
                std::vector<std::string> Keep) {
   const OffloadOptions &Opts = CL.Offload;
   RegistrationSettings Settings;
-  if (Opts.Compress)
+  // clang's pipeline bundles as clang-offload-bundler's environment says
+  // (OFFLOAD_BUNDLER_COMPRESS=1, ..._COMPRESSION_LEVEL, ...): so do we, but
+  // for what our options set otherwise than by default.
+  BundlerEnvironment Env = readBundlerEnvironment();
+  for (const std::string &Warning : Env.Warnings)
+    errs() << Warning << "\n";
+  if (Opts.Compress || Env.Compress) {
+    BundleCompression Default;
     Settings.Compression =
         BundleCompression{compression::Format::Zstd, Opts.CompressionLevel,
                           Opts.CompressionVersion};
+    if (Env.Level && Opts.CompressionLevel == Default.Level)
+      Settings.Compression->Level = *Env.Level;
+    if (Env.Version && Opts.CompressionVersion == Default.Version)
+      Settings.Compression->Version = *Env.Version;
+  }
   Settings.Relocatable = CL.Relocatable;
   Settings.CudaPath = Opts.CudaPath;
   Settings.HIPFatbinUnits = Work.Inputs->hipFatbinUnits();

@@ -104,13 +104,17 @@ makeHIPFatbin(ArrayRef<const PreparedDeviceLink *> Links,
   std::vector<std::unique_ptr<MemoryBuffer>> Images;
   std::vector<BundleEntryToWrite> Entries = {
       {"host-x86_64-unknown-linux-gnu-", StringRef()}};
-  // In clang-linker-wrapper's order, for the same bytes: by triple, then
-  // target ID, each descending ("gfx90a" before "gfx1100").
+  // In the order of clang's pipeline, for the same bytes: by triple, then
+  // target ID, descending as clang-linker-wrapper sorts them ("gfx90a"
+  // before "gfx1100"), or, for old-driver units (hipv4), ascending as
+  // clang --hip-link's clang-offload-bundler is given them.
+  bool Ascending = EntryKind == "hipv4";
   std::vector<const PreparedDeviceLink *> Ordered(Links.begin(), Links.end());
-  llvm::stable_sort(Ordered, [](const PreparedDeviceLink *A,
-                                const PreparedDeviceLink *B) {
-    return std::make_tuple(A->Job->TargetTriple.str(), A->Job->Arch) >
-           std::make_tuple(B->Job->TargetTriple.str(), B->Job->Arch);
+  llvm::stable_sort(Ordered, [&](const PreparedDeviceLink *A,
+                                 const PreparedDeviceLink *B) {
+    auto KeyA = std::make_tuple(A->Job->TargetTriple.str(), A->Job->Arch);
+    auto KeyB = std::make_tuple(B->Job->TargetTriple.str(), B->Job->Arch);
+    return Ascending ? KeyA < KeyB : KeyA > KeyB;
   });
   for (const PreparedDeviceLink *Link : Ordered) {
     Expected<std::unique_ptr<MemoryBuffer>> Image = readLinkedImage(*Link);

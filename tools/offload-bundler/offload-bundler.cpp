@@ -127,40 +127,15 @@ struct Settings {
 /// environment, as clang-offload-bundler reads them.
 static Settings getSettings() {
   Settings S;
-  S.Compress = Compress;
-  S.Verbose = Verbose;
-  std::optional<std::string> Ignore =
-      sys::Process::GetEnv("OFFLOAD_BUNDLER_IGNORE_ENV_VAR");
-  if (!Ignore || *Ignore != "1") {
-    if (std::optional<std::string> V =
-            sys::Process::GetEnv("OFFLOAD_BUNDLER_VERBOSE"))
-      S.Verbose |= *V == "1";
-    if (std::optional<std::string> V =
-            sys::Process::GetEnv("OFFLOAD_BUNDLER_COMPRESS"))
-      S.Compress |= *V == "1";
-    if (std::optional<std::string> V =
-            sys::Process::GetEnv("OFFLOAD_BUNDLER_COMPRESSION_LEVEL")) {
-      int Level;
-      if (!StringRef(*V).getAsInteger(10, Level))
-        S.Compression.Level = Level;
-      else
-        errs() << "Warning: Invalid value for "
-                  "OFFLOAD_BUNDLER_COMPRESSION_LEVEL: "
-               << *V << ". Ignoring it.\n";
-    }
-    if (std::optional<std::string> V =
-            sys::Process::GetEnv("COMPRESSED_BUNDLE_FORMAT_VERSION")) {
-      uint16_t Version;
-      if (!StringRef(*V).getAsInteger(10, Version) &&
-          (Version == 2 || Version == 3))
-        S.Compression.Version = Version;
-      else
-        errs() << "Warning: Invalid value for "
-                  "COMPRESSED_BUNDLE_FORMAT_VERSION: "
-               << *V << ". Valid values are 2 or 3. Using default version "
-               << S.Compression.Version << ".\n";
-    }
-  }
+  BundlerEnvironment Env = readBundlerEnvironment();
+  for (const std::string &Warning : Env.Warnings)
+    errs() << Warning << "\n";
+  S.Compress = Compress || Env.Compress;
+  S.Verbose = Verbose || Env.Verbose;
+  if (Env.Level)
+    S.Compression.Level = *Env.Level;
+  if (Env.Version)
+    S.Compression.Version = *Env.Version;
   if (CompressionLevel.getNumOccurrences())
     S.Compression.Level = CompressionLevel;
   return S;

@@ -60,7 +60,8 @@ void __hipRegisterManagedVar(void *Module, void **Pointer, void *InitValue,
                              const char *Name, unsigned long Size,
                              unsigned Align) {
   printf("managed %s size=%lu align=%u\n", Name, Size, Align);
-  void *Memory = aligned_alloc(Align ? Align : 1, (Size + Align - 1) / Align * Align);
+  unsigned long A = Align ? Align : 1;
+  void *Memory = aligned_alloc(A, (Size + A - 1) / A * A);
   memcpy(Memory, InitValue, Size);
   *Pointer = Memory;
 }
