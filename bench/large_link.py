@@ -26,8 +26,11 @@ first target region). Time is
 wall time; memory the peak RSS of the largest process of the link. Ratios
 are ours / plain and ours / upstream: below 1 is faster or smaller.
 
-  bench/large_link.py [--build BUILD] [--sizes small,medium,large]
-                      [--repeat 7] [--work DIR]
+  bench/large_link.py [--build BUILD] [--baseline BUILD]
+                      [--sizes small,medium,large] [--repeat 7] [--work DIR]
+
+--baseline adds a fourth link, ours from another build (a change's parent,
+say), interleaved with the others, and the ratio ours / baseline.
 
 The inputs (the large case's renamed copies take a few minutes and ~1.2 GB)
 are made once under --work and reused.
@@ -227,6 +230,7 @@ def main():
     here = os.path.dirname(os.path.abspath(__file__))
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--build", default=os.path.join(here, "..", "build"))
+    parser.add_argument("--baseline", default=None)
     parser.add_argument("--sizes", default="small,medium,large")
     parser.add_argument("--repeat", type=int, default=7)
     parser.add_argument("--copies", type=int, default=3)
@@ -254,6 +258,11 @@ def main():
                 "-o", "upstream-" + size],
             "ours": common + ["--ld-path=" + linker, "-o", "ours-" + size],
         }
+        if args.baseline:
+            links["baseline"] = common + [
+                "--ld-path=" + os.path.join(os.path.abspath(args.baseline),
+                                            "bin", "ld.lld-offload"),
+                "-o", "baseline-" + size]
         times = {k: [] for k in links}
         rss = {k: [] for k in links}
         for cmd in links.values():  # warm the page cache
@@ -262,7 +271,7 @@ def main():
         for r in range(args.repeat):
             # Each round in another order, and no output of an earlier link
             # still being written back, so that none pays for another.
-            for name in order[r % 3:] + order[:r % 3]:
+            for name in order[r % len(order):] + order[:r % len(order)]:
                 os.sync()
                 t, m = run_or_exit(links[name], args.work)
                 times[name].append(t)
@@ -282,6 +291,9 @@ def main():
                   t["ours"] / t["plain"], t["ours"] / t["upstream"],
                   m["plain"], m["upstream"], m["ours"],
                   m["ours"] / m["plain"], m["ours"] / m["upstream"]))
+        if args.baseline:
+            print("%-7s baseline %.3f s, ours/baseline %.3f" % (
+                size, t["baseline"], t["ours"] / t["baseline"]))
         sys.stdout.flush()
 
 

@@ -3,9 +3,7 @@
 // A link is a list of passes (link(), below): plan from what is known, link
 // the device code, register it, link the host, check what was found, and
 // link again only if a check says so. What is known at first may be
-// wrong in three ways, each checked once its answer is there:
-//   - the archive members, read beside the device links, hold device code
-//     (they were taken to hold none): LLD is asked what the link loads;
+// wrong in two ways, each checked once its answer is there:
 //   - the host link loaded other device code than planned (a linker
 //     script's input, a member only the registration pulls in);
 //   - a CPU device link, run without the host's static archives, needs one.
@@ -17,7 +15,6 @@
 
 #include "lld-plugin/Link.h"
 
-#include "lld-plugin/BackgroundArchiveScan.h"
 #include "lld-plugin/DependencyFile.h"
 #include "lld-plugin/DeviceLinkCache.h"
 #include "lld-plugin/DeviceWork.h"
@@ -29,7 +26,6 @@
 
 #include "lld/Common/Filesystem.h"
 
-#include "llvm/Support/Format.h"
 #include "llvm/Support/Jobserver.h"
 
 #include <future>
@@ -49,8 +45,6 @@ struct LinkState {
   std::string Self;
   /// What the command line names, and what its section tables say.
   LinkInputs Named;
-  /// The archive members' section tables, read beside the device links.
-  std::unique_ptr<BackgroundArchiveScan> Pending;
   /// Whether the host link's --trace checks the plan: not on a dry run
   /// (no host link), nor when LLD prints what the trace would mix with.
   bool Traced = false;
@@ -66,9 +60,6 @@ struct LinkState {
 struct Findings {
   /// LLD's status, or 1 after an error of ours (said).
   int Status = 0;
-  /// The archive members read beside the links hold device code: the
-  /// round stopped before the host link.
-  bool ArchivesHoldDeviceCode = false;
   /// A CPU device link left out a static archive it needs.
   bool DeviceLinkNeedsArchive = false;
   /// What the host link loaded, when it was traced.
@@ -78,9 +69,6 @@ struct Findings {
 /// What follows a round.
 enum class Verdict {
   Done,
-  /// Ask LLD what the link loads, and plan again (archive members hold
-  /// device code).
-  AskLLD,
   /// Plan again from what the host link loaded.
   PlanAgain,
   /// Link again, CPU device links with every host library.
@@ -95,34 +83,6 @@ Findings failed(Error E) {
   Findings F;
   F.Status = reportError(std::move(E));
   return F;
-}
-
-/// A round stopped before the host link: the archive members read beside
-/// the links hold device code.
-Findings stoppedForArchives() {
-  Findings F;
-  F.Status = 1;
-  F.ArchivesHoldDeviceCode = true;
-  return F;
-}
-
-/// True if the archive members being read hold device code (waits for
-/// them). Safe on any thread.
-bool archivesHoldDeviceCode(const LinkState &S) {
-  return S.Pending && !S.Pending->holdNoDeviceCode();
-}
-
-/// Once the archive members are read, their answer counts from then on.
-void takeArchiveMembers(LinkState &S) {
-  if (!S.Pending)
-    return;
-  double Milliseconds = S.Pending->addTo(S.Named);
-  S.Pending.reset();
-  if (S.Opts.Verbose)
-    errs() << ToolName
-           << ": read the archive members' section tables (beside the "
-              "links): "
-           << format("%.1f", Milliseconds) << " ms\n";
 }
 
 /// Plans from \p Loaded, what the host link loads: 0, or the status of a
@@ -197,8 +157,6 @@ Findings linkRound(LinkState &S) {
     } else if (Work.Inputs->callsOpenMPRegistration()) {
       llvm::append_range(*Keep, runtimeArguments(S.CL));
     }
-    if (archivesHoldDeviceCode(S))
-      return stoppedForArchives();
     return linkHost(S, *Keep);
   }
 
@@ -218,21 +176,11 @@ Findings linkRound(LinkState &S) {
     return linkHost(S, Extra);
   }
 
-  // Link the device code, in parallel when asked. A link that fails while
-  // archive members holding device code are unread is planned again with
-  // them: one may define what it missed.
+  // Link the device code, in parallel when asked.
   {
     Pass P("device links", S.Opts.Verbose);
-    if (Error E = runDeviceLinks(*Links, S.Opts, S.Self, S.Dir)) {
-      if (!archivesHoldDeviceCode(S))
-        return failed(std::move(E));
-      consumeError(std::move(E));
-      if (S.Opts.Verbose)
-        errs() << ToolName
-               << ": a device link failed before the archive members were "
-                  "read; planning again with them\n";
-      return stoppedForArchives();
-    }
+    if (Error E = runDeviceLinks(*Links, S.Opts, S.Self, S.Dir))
+      return failed(std::move(E));
   }
   if (Error E = reportResourceUsage(*Links, S.Opts, S.CL.Output, errs(),
                                     reportWarning))
@@ -244,10 +192,6 @@ Findings linkRound(LinkState &S) {
   if (!Extra)
     return failed(Extra.takeError());
   llvm::append_range(*Extra, Runtime);
-
-  // The archive members hold device code after all: plan again.
-  if (archivesHoldDeviceCode(S))
-    return stoppedForArchives();
 
   // Link the host; meanwhile, whether a CPU device link left out a static
   // archive it needs (LLD leaves a core idle most of its time).
@@ -269,8 +213,6 @@ Findings linkRound(LinkState &S) {
 /// What follows \p F, the findings of round \p Round: plans again into
 /// \p S where it says so.
 Expected<Verdict> decide(LinkState &S, const Findings &F, unsigned Round) {
-  if (F.ArchivesHoldDeviceCode)
-    return Verdict::AskLLD;
   if (F.Status != 0)
     return Verdict::Done;
   bool Changed = false;
@@ -338,25 +280,24 @@ int linkAsLLD(const LinkCommandLine &CL) {
   return Status;
 }
 
-/// Reads what the command line names, starts reading its archives'
-/// members beside the device links (without a host link trace to check
-/// the plan, reads them now), and says why LLD must be asked what the
-/// link loads, if it must.
+/// Reads the section tables of what the command line names, its archives'
+/// members too (on every core), and says why LLD must be asked what the
+/// link loads, if it must. (Read beside the device links instead, the
+/// members of LLVM's 210 archives saved 1% of a 150 MB program's link,
+/// for a check more before the host link: bench/large_link.py.)
 void findInputs(LinkState &S) {
   {
     Pass P("find the inputs LLD loads", S.Opts.Verbose);
     S.Named = LinkInputs::find(S.CL.LLDArgs, LinkInputs::Reading::Later);
   }
+  if (S.Named.archivesPending()) {
+    Pass P("read the archive members' section tables", S.Opts.Verbose);
+    S.Named.readPendingArchives();
+  }
   std::optional<std::string> Untraced =
       S.Opts.DryRun ? std::optional<std::string>("--offload-dry-run")
                     : optionPrintingToStdout(S.CL.LLDArgs);
   S.Traced = !Untraced;
-  if (S.Named.archivesPending() && S.Traced) {
-    S.Pending = std::make_unique<BackgroundArchiveScan>(S.Named);
-  } else if (S.Named.archivesPending()) {
-    Pass P("read the archive members' section tables", S.Opts.Verbose);
-    S.Named.readPendingArchives();
-  }
   S.AskLLD = Untraced ? *Untraced : S.Named.whyAskLLD();
 }
 
@@ -424,21 +365,12 @@ int link(ArrayRef<const char *> Args, StringRef Self) {
   for (unsigned Round = 1;; ++Round) {
     // Link the device code, register it, link the host.
     Findings F = linkRound(S);
-    // The archive members are read: from now on their answer counts.
-    takeArchiveMembers(S);
     // Decide what follows, from what the round found.
     Expected<Verdict> Next = decide(S, F, Round);
     if (!Next)
       return reportError(Next.takeError());
     if (*Next == Verdict::Done)
       return F.Status;
-    // Archive members hold device code: plan from LLD's answer (not a round
-    // of its own: nothing was linked).
-    if (*Next == Verdict::AskLLD) {
-      if (int Status = planFromLLD(S, S.Named.whyAskLLD()))
-        return Status;
-      --Round;
-    }
   }
 }
 
