@@ -238,40 +238,9 @@ Expected<LinkCommandLine> parseLinkCommandLine(ArrayRef<const char *> Args,
 }
 
 static void printOffloadOptions(raw_ostream &OS) {
-  static const std::pair<const char *, const char *> Options[] = {
-      {"--no-offload", "Link as ld.lld would, ignoring device code"},
-      {"--offload-cache-dir=<dir>",
-       "Keep linked device images in <dir> (or $LLD_OFFLOAD_CACHE_DIR)"},
-      {"--offload-cache-policy=<policy>",
-       "Prune the cache: as --thinlto-cache-policy"},
-      {"--offload-compress[=<level>]",
-       "Compress HIP fat binaries (CCOB, zstd)"},
-      {"--offload-compress-version=2|3", "CCOB version to write (default 3)"},
-      {"--offload-cuda-path=<dir>",
-       "CUDA toolkit for NVPTX links (default /usr/local/cuda)"},
-      {"--offload-device-lib=[<triple>=]<file>",
-       "Device library (bitcode or archive) for the device links"},
-      {"--offload-device-linker-arg=[<triple>=]<arg>",
-       "Pass <arg> to the device links"},
-      {"--offload-dry-run", "Print the plan and the commands; write nothing"},
-      {"--offload-extract=<arch>",
-       "Take <arch>'s device code from every archive member"},
-      {"--offload-jobs=<n>|jobserver",
-       "Run device links in parallel (default 1)"},
-      {"--offload-large-fatbin-threshold=<bytes>",
-       "Place fat binaries this large after .bss (default 1 GiB)"},
-      {"--offload-relocatable=fat|link",
-       "With -r: keep device code fat (default) or link it now"},
-      {"--offload-runtime-path=<dir>",
-       "Take the offload runtime (libomptarget.so) from <dir>"},
-      {"--offload-resource-usage[=<file>]",
-       "Print the linked kernels' resources (to <file>: as JSON)"},
-      {"--offload-save-temps", "Keep intermediates in <output>.offload-temps/"},
-      {"--offload-verbose", "Print the images, commands and pass times"},
-  };
   OS << "OFFLOAD OPTIONS (from clang: -Wl,<option>):\n";
-  for (const auto &[Name, Help] : Options)
-    OS << "  " << left_justify(Name, 44) << " " << Help << "\n";
+  for (const ListedOption &O : listedOptions())
+    OS << "  " << left_justify(O.Spelling, 44) << " " << O.Help << "\n";
 }
 
 /// LLD's own version line, as ld.lld -v prints it.

@@ -155,6 +155,57 @@ TEST(LinkOptions, Errors) {
             0u);
 }
 
+// --help lists our options by name, each with the syntax of its value.
+TEST(LinkOptions, HelpListsTheTable) {
+  std::string Help;
+  raw_string_ostream OS(Help);
+  printInfo(OS, "", /*Help=*/true);
+  for (const char *Line :
+       {"  --no-offload  ", "  --offload-jobs=<n>|jobserver  ",
+        "  --offload-compress[=<level>]  ",
+        "  --offload-compress-version=2|3  "})
+    EXPECT_NE(Help.find(Line), std::string::npos) << Line;
+  // Neither the spellings that take the value as the next argument nor the
+  // catch-all for misspelled options.
+  EXPECT_EQ(Help.find("--offload-jobs "), std::string::npos);
+  EXPECT_EQ(Help.find("--offload- "), std::string::npos);
+}
+
+// Each option --help lists is handled, in each form: it gives no error, or
+// one about its value.
+TEST(LinkOptions, EveryListedOptionIsHandled) {
+  std::string Help;
+  raw_string_ostream OS(Help);
+  printInfo(OS, "", /*Help=*/true);
+  StringRef Options = StringRef(Help).split("OFFLOAD OPTIONS").second;
+  Options = Options.split("\n\n").first;
+  SmallVector<StringRef, 32> Lines;
+  Options.split(Lines, '\n', -1, /*KeepEmpty=*/false);
+  ASSERT_GT(Lines.size(), 10u);
+  for (StringRef Line : drop_begin(Lines)) {
+    // --offload-jobs=<n>|jobserver: --offload-jobs=1;
+    // --offload-compress[=<level>]: --offload-compress and
+    // --offload-compress=1; --no-offload: --no-offload.
+    StringRef Spelling = Line.trim().split(' ').first;
+    auto [Name, Value] = Spelling.split('=');
+    bool Optional = Name.consume_back("[");
+    std::vector<std::string> Forms;
+    if (Value.empty() || Optional)
+      Forms.push_back(Name.str());
+    if (!Value.empty())
+      Forms.push_back((Name + "=1").str());
+    for (const std::string &Form : Forms) {
+      std::vector<const char *> Args = {Form.c_str()};
+      Expected<LinkCommandLine> CL = parseLinkCommandLine(Args, "/rt");
+      if (CL)
+        continue;
+      std::string Error = toString(CL.takeError());
+      EXPECT_EQ(Error.rfind((Name + ": ").str(), 0), 0u) << Error;
+      EXPECT_EQ(Error.find("does not handle"), std::string::npos) << Error;
+    }
+  }
+}
+
 // -ofile names the output; LLD's long options that begin with 'o' and may
 // be written with one dash do not.
 TEST(LinkOptions, JoinedOutputIsNotALongOption) {
