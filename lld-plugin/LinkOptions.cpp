@@ -1,9 +1,13 @@
 //===- lld-plugin/LinkOptions.cpp - The linker's command line -------------===//
 
 #include "lld-plugin/LinkOptions.h"
+#include "lld-plugin/OffloadOptTable.h"
 #include "support/Version.h"
 
 #include "llvm/ADT/StringSwitch.h"
+#include "llvm/Option/Arg.h"
+#include "llvm/Option/ArgList.h"
+#include "llvm/Option/Option.h"
 #include "llvm/Support/CachePruning.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Format.h"
@@ -33,133 +37,129 @@ static StringRef optionName(StringRef Arg) {
   return Arg;
 }
 
-/// Our options that take a value, in --opt=<value> or --opt <value> form
-/// (as LLD's own options do, and as CMake's LINKER: and -Wl,a,b make them).
-static constexpr StringLiteral ValueOptions[] = {
-    "offload-cache-dir",
-    "offload-cache-policy",
-    "offload-compress-version",
-    "offload-cuda-path",
-    "offload-device-lib",
-    "offload-device-linker-arg",
-    "offload-extract",
-    "offload-jobs",
-    "offload-large-fatbin-threshold",
-    "offload-relocatable",
-    "offload-runtime-path"};
-
-/// Our options that take none (--offload-compress and
-/// --offload-resource-usage take one joined only: the next argument is
-/// never theirs).
-static constexpr StringLiteral FlagOptions[] = {
-    "no-offload",         "offload-compress",       "offload-dry-run",
-    "offload-save-temps", "offload-resource-usage", "offload-verbose"};
-
 /// "unknown option '--offload-job'; did you mean '--offload-jobs'?"
 static Error unknownOption(StringRef Arg) {
   StringRef Name = optionName(Arg).split('=').first;
-  StringRef Best;
+  std::string Best;
   unsigned BestDistance = 3; // two typos at most
-  auto Consider = [&](StringRef Known) {
-    unsigned D = Name.edit_distance(Known, true, BestDistance);
+  for (const ListedOption &Known : listedOptions()) {
+    unsigned D = Name.edit_distance(Known.Name, true, BestDistance);
     if (D < BestDistance) {
       BestDistance = D;
-      Best = Known;
+      Best = Known.Name.str();
     }
-  };
-  for (StringRef Known : ValueOptions)
-    Consider(Known);
-  for (StringRef Known : FlagOptions)
-    Consider(Known);
+  }
   if (Best.empty())
     return usage("unknown option '" + Arg + "'");
   return usage("unknown option '" + Arg + "'; did you mean '--" + Best + "'?");
 }
 
-static Error parseOffloadOption(StringRef Arg, OffloadOptions &O) {
-  StringRef Name = optionName(Arg);
-  auto [Key, Value] = Name.split('=');
-  bool HasValue = Name.contains('=');
-  if (Name == "no-offload") {
+/// Sets what \p A, one of our options, says in \p O. \p Arg is the argument
+/// as written (for an unknown option).
+static Error applyOption(const opt::Arg &A, StringRef Arg, OffloadOptions &O) {
+  // "--offload-jobs", however it was spelled.
+  std::string Name = ("--" + A.getOption().getName().rtrim('=')).str();
+  StringRef Value = A.getNumValues() ? A.getValue() : "";
+  auto BadValue = [&](const Twine &Expected) {
+    return usage(Name + ": expected " + Expected + ", got '" + Value + "'");
+  };
+  switch (A.getOption().getID()) {
+  case OPT_no_offload:
     O.Disabled = true;
-  } else if (Name == "offload-verbose") {
+    break;
+  case OPT_offload_verbose:
     O.Verbose = true;
-  } else if (Name == "offload-dry-run") {
+    break;
+  case OPT_offload_dry_run:
     O.DryRun = true;
-  } else if (Name == "offload-save-temps") {
+    break;
+  case OPT_offload_save_temps:
     O.SaveTemps = true;
-  } else if (Key == "offload-jobs" && HasValue) {
+    break;
+  case OPT_offload_jobs:
     if (Value == "jobserver") {
       O.UseJobserver = true;
       O.Jobs = 0;
     } else if (Value.getAsInteger(10, O.Jobs) || O.Jobs == 0) {
-      return usage("--offload-jobs: expected a positive number or "
-                   "'jobserver', got '" +
-                   Value + "'");
+      return BadValue("a positive number or 'jobserver'");
     }
-  } else if (Key == "offload-relocatable" && HasValue) {
+    break;
+  case OPT_offload_relocatable:
     if (Value == "fat")
       O.Relocatable = RelocatableMode::Fat;
     else if (Value == "link")
       O.Relocatable = RelocatableMode::Link;
     else
-      return usage("--offload-relocatable: expected 'fat' or 'link', got '" +
-                   Value + "'");
-  } else if (Key == "offload-runtime-path" && HasValue) {
+      return BadValue("'fat' or 'link'");
+    break;
+  case OPT_offload_runtime_path:
     O.RuntimePath = Value.str();
     O.RuntimePathGiven = true;
-  } else if (Key == "offload-device-linker-arg" && HasValue) {
+    break;
+  case OPT_offload_device_linker_arg: {
     // [<triple>=]<arg>: an argument starting with '-' has no triple.
     auto [Triple, Rest] = Value.split('=');
     if (!Value.starts_with("-") && Value.contains('='))
       O.DeviceLinkerArgs.emplace_back(Triple.str(), Rest.str());
     else
       O.DeviceLinkerArgs.emplace_back("", Value.str());
-  } else if (Key == "offload-extract" && HasValue) {
+    break;
+  }
+  case OPT_offload_extract:
     O.ExtractArchs.push_back(Value.str());
-  } else if (Key == "offload-device-lib" && HasValue) {
+    break;
+  case OPT_offload_device_lib: {
     auto [Triple, File] = Value.split('=');
     if (Value.contains('='))
       O.DeviceLibs.emplace_back(Triple.str(), File.str());
     else
       O.DeviceLibs.emplace_back("", Value.str());
-  } else if (Name == "offload-compress") {
+    break;
+  }
+  case OPT_offload_compress:
     O.Compress = true;
-  } else if (Key == "offload-compress" && HasValue) {
+    break;
+  case OPT_offload_compress_eq:
     O.Compress = true;
     if (Value.getAsInteger(10, O.CompressionLevel))
-      return usage("--offload-compress: expected a compression level, got '" +
-                   Value + "'");
-  } else if (Key == "offload-compress-version" && HasValue) {
+      return BadValue("a compression level");
+    break;
+  case OPT_offload_compress_version:
     if (Value != "2" && Value != "3")
-      return usage("--offload-compress-version: expected 2 or 3, got '" +
-                   Value + "'");
+      return BadValue("2 or 3");
     O.CompressionVersion = Value == "2" ? 2 : 3;
-  } else if (Key == "offload-cuda-path" && HasValue) {
+    break;
+  case OPT_offload_cuda_path:
     O.CudaPath = Value.str();
-  } else if (Key == "offload-large-fatbin-threshold" && HasValue) {
+    break;
+  case OPT_offload_large_fatbin_threshold:
     if (Value.getAsInteger(10, O.LargeFatbinThreshold))
-      return usage("--offload-large-fatbin-threshold: expected a size in "
-                   "bytes, got '" +
-                   Value + "'");
-  } else if (Key == "offload-cache-dir" && HasValue) {
+      return BadValue("a size in bytes");
+    break;
+  case OPT_offload_cache_dir:
     O.CacheDir = Value.str();
-  } else if (Key == "offload-cache-policy" && HasValue) {
+    break;
+  case OPT_offload_cache_policy: {
     Expected<CachePruningPolicy> Policy = parseCachePruningPolicy(Value);
     if (!Policy)
-      return usage("--offload-cache-policy: " + toString(Policy.takeError()));
+      return usage(Name + ": " + toString(Policy.takeError()));
     O.CachePolicy = Value.str();
-  } else if (Name == "offload-resource-usage") {
+    break;
+  }
+  case OPT_offload_resource_usage:
     O.PrintResourceUsage = true;
-  } else if (Key == "offload-resource-usage" && HasValue) {
+    break;
+  case OPT_offload_resource_usage_eq:
     if (Value.empty())
-      return usage("--offload-resource-usage=: expected a file name for the "
-                   "JSON report");
+      return usage(Name + "=: expected a file name for the JSON report");
     O.ResourceUsageFile = Value.str();
-  } else if (!HasValue && is_contained(ValueOptions, Key)) {
-    return usage("--" + Key + " needs a value: --" + Key + "=<value>");
-  } else {
+    break;
+  case OPT_offload_unknown:
     return unknownOption(Arg);
+  default:
+    // A bug, found by LinkOptionsTest's EveryListedOptionIsHandled.
+    return usage(Name + ": an option of OffloadOptions.td that "
+                        "LinkOptions.cpp does not handle");
   }
   return Error::success();
 }
@@ -187,34 +187,40 @@ Expected<LinkCommandLine> parseLinkCommandLine(ArrayRef<const char *> Args,
 
   LinkCommandLine CL;
   CL.Offload.RuntimePath = DefaultRuntimePath.str();
-  for (size_t I = 0; I != Expanded.size(); ++I) {
+  // An argument our table matches (OffloadOptions.td: --no-offload and
+  // whatever starts with --offload-, one dash or two) is ours and taken out,
+  // before LLD's table could read -offload-verbose as "-o ffload-verbose".
+  // The rest is LLD's, kept as written and in order; of it we only note the
+  // output and the kind of link.
+  const opt::OptTable &Table = offloadOptTable();
+  opt::InputArgList Strings(Expanded.begin(), Expanded.end());
+  for (unsigned I = 0; I != Expanded.size();) {
     StringRef Arg = Expanded[I];
-    StringRef Name = optionName(Arg);
-    if (Arg.starts_with("-") &&
-        (Name.starts_with("offload-") || Name == "no-offload")) {
-      // The value as the next argument: --offload-jobs 2.
-      std::string Joined;
-      if (!Name.contains('=') && is_contained(ValueOptions, Name) &&
-          I + 1 < Expanded.size()) {
-        Joined = (Arg + "=" + Expanded[++I]).str();
-        Arg = Joined;
-      }
-      if (Error E = parseOffloadOption(Arg, CL.Offload))
+    std::unique_ptr<opt::Arg> A = Table.ParseOneArg(Strings, I);
+    if (!A) {
+      // An option with a value as the next argument, last.
+      StringRef Name = optionName(Arg);
+      return usage("--" + Name + " needs a value: --" + Name + "=<value>");
+    }
+    unsigned ID = A->getOption().getID();
+    if (ID != OPT_INPUT && ID != OPT_UNKNOWN) {
+      if (Error E = applyOption(*A, Arg, CL.Offload))
         return std::move(E);
       continue;
     }
     CL.LLDArgs.push_back(Arg.str());
     if (!Arg.starts_with("-") || Arg == "-")
       continue;
-    if (Arg == "-o" && I + 1 < Expanded.size()) {
-      CL.Output = Expanded[++I];
+    StringRef Name = optionName(Arg);
+    if (Arg == "-o" && I < Expanded.size()) {
+      CL.Output = Expanded[I++];
       CL.LLDArgs.push_back(CL.Output);
     } else if (isJoinedOutput(Arg)) {
       CL.Output = Arg.drop_front(2).str();
     } else if (Name.starts_with("output=")) {
       CL.Output = Name.drop_front(strlen("output=")).str();
-    } else if (Name == "output" && I + 1 < Expanded.size()) {
-      CL.Output = Expanded[++I];
+    } else if (Name == "output" && I < Expanded.size()) {
+      CL.Output = Expanded[I++];
       CL.LLDArgs.push_back(CL.Output);
     } else if (Arg == "-r" || Name == "relocatable" || Arg == "-i") {
       CL.Relocatable = true;
@@ -232,40 +238,9 @@ Expected<LinkCommandLine> parseLinkCommandLine(ArrayRef<const char *> Args,
 }
 
 static void printOffloadOptions(raw_ostream &OS) {
-  static const std::pair<const char *, const char *> Options[] = {
-      {"--no-offload", "Link as ld.lld would, ignoring device code"},
-      {"--offload-cache-dir=<dir>",
-       "Keep linked device images in <dir> (or $LLD_OFFLOAD_CACHE_DIR)"},
-      {"--offload-cache-policy=<policy>",
-       "Prune the cache: as --thinlto-cache-policy"},
-      {"--offload-compress[=<level>]",
-       "Compress HIP fat binaries (CCOB, zstd)"},
-      {"--offload-compress-version=2|3", "CCOB version to write (default 3)"},
-      {"--offload-cuda-path=<dir>",
-       "CUDA toolkit for NVPTX links (default /usr/local/cuda)"},
-      {"--offload-device-lib=[<triple>=]<file>",
-       "Device library (bitcode or archive) for the device links"},
-      {"--offload-device-linker-arg=[<triple>=]<arg>",
-       "Pass <arg> to the device links"},
-      {"--offload-dry-run", "Print the plan and the commands; write nothing"},
-      {"--offload-extract=<arch>",
-       "Take <arch>'s device code from every archive member"},
-      {"--offload-jobs=<n>|jobserver",
-       "Run device links in parallel (default 1)"},
-      {"--offload-large-fatbin-threshold=<bytes>",
-       "Place fat binaries this large after .bss (default 1 GiB)"},
-      {"--offload-relocatable=fat|link",
-       "With -r: keep device code fat (default) or link it now"},
-      {"--offload-runtime-path=<dir>",
-       "Take the offload runtime (libomptarget.so) from <dir>"},
-      {"--offload-resource-usage[=<file>]",
-       "Print the linked kernels' resources (to <file>: as JSON)"},
-      {"--offload-save-temps", "Keep intermediates in <output>.offload-temps/"},
-      {"--offload-verbose", "Print the images, commands and pass times"},
-  };
   OS << "OFFLOAD OPTIONS (from clang: -Wl,<option>):\n";
-  for (const auto &[Name, Help] : Options)
-    OS << "  " << left_justify(Name, 44) << " " << Help << "\n";
+  for (const ListedOption &O : listedOptions())
+    OS << "  " << left_justify(O.Spelling, 44) << " " << O.Help << "\n";
 }
 
 /// LLD's own version line, as ld.lld -v prints it.

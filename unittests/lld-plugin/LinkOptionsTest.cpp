@@ -4,6 +4,10 @@
 
 #include "unittests/ErrorMatchers.h"
 
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FileUtilities.h"
+#include "llvm/Support/raw_ostream.h"
+
 #include "gtest/gtest.h"
 
 using namespace llvm;
@@ -13,6 +17,193 @@ namespace {
 
 LinkCommandLine parse(std::vector<const char *> Args) {
   return takeOrFail(parseLinkCommandLine(Args, "/rt"));
+}
+
+std::string parseError(std::vector<const char *> Args) {
+  return errorMessage(parseLinkCommandLine(Args, "/rt"));
+}
+
+using Strings = std::vector<std::string>;
+
+// A value is taken joined or as the next argument, after one dash or two.
+TEST(LinkOptions, ValueJoinedOrNext) {
+  for (std::vector<const char *> Args :
+       {std::vector<const char *>{"--offload-jobs=3", "a.o"},
+        {"--offload-jobs", "3", "a.o"},
+        {"-offload-jobs=3", "a.o"},
+        {"-offload-jobs", "3", "a.o"}}) {
+    LinkCommandLine CL = parse(Args);
+    EXPECT_EQ(CL.Offload.Jobs, 3u) << Args.front();
+    EXPECT_EQ(CL.LLDArgs, Strings{"a.o"}) << Args.front();
+  }
+  // The next argument is the value even when it looks like an option.
+  LinkCommandLine CL =
+      parse({"--offload-device-linker-arg", "-znow", "-offload-device-lib",
+             "amdgcn-amd-amdhsa=ocml.bc", "a.o"});
+  ASSERT_EQ(CL.Offload.DeviceLinkerArgs.size(), 1u);
+  EXPECT_EQ(CL.Offload.DeviceLinkerArgs[0],
+            std::make_pair(std::string(), std::string("-znow")));
+  ASSERT_EQ(CL.Offload.DeviceLibs.size(), 1u);
+  EXPECT_EQ(
+      CL.Offload.DeviceLibs[0],
+      std::make_pair(std::string("amdgcn-amd-amdhsa"), std::string("ocml.bc")));
+  EXPECT_EQ(CL.LLDArgs, Strings{"a.o"});
+}
+
+// Ours are taken out before LLD sees them: -offload-verbose is not
+// "-o ffload-verbose", and -no-offload is --no-offload.
+TEST(LinkOptions, OneDashIsOurs) {
+  LinkCommandLine CL = parse({"a.o", "-offload-verbose", "-no-offload"});
+  EXPECT_TRUE(CL.Offload.Verbose);
+  EXPECT_TRUE(CL.Offload.Disabled);
+  EXPECT_EQ(CL.Output, "a.out");
+  EXPECT_EQ(CL.LLDArgs, Strings{"a.o"});
+}
+
+// Everything else reaches LLD as written and in order (--reproduce records
+// it), the value of -o included.
+TEST(LinkOptions, LLDArgumentsUnchanged) {
+  LinkCommandLine CL =
+      parse({"--reproduce", "r.tar", "a.o", "--offload-verbose", "-L", "dir",
+             "--offload-jobs", "2", "-o", "-offload-save-temps", "-omagic", "-",
+             "/abs/b.o", "--", "-lfoo", "--offload-cache-dir=c", "-z", "now"});
+  Strings Want = {"--reproduce",
+                  "r.tar",
+                  "a.o",
+                  "-L",
+                  "dir",
+                  "-o",
+                  "-offload-save-temps",
+                  "-omagic",
+                  "-",
+                  "/abs/b.o",
+                  "--",
+                  "-lfoo",
+                  "-z",
+                  "now"};
+  EXPECT_EQ(CL.LLDArgs, Want);
+  EXPECT_EQ(CL.Output, "-offload-save-temps");
+  EXPECT_FALSE(CL.Offload.SaveTemps);
+  EXPECT_TRUE(CL.Offload.Verbose);
+  EXPECT_EQ(CL.Offload.Jobs, 2u);
+  EXPECT_EQ(CL.Offload.CacheDir, "c");
+}
+
+// --offload-compress takes its level joined only, like
+// --offload-resource-usage its file (below).
+TEST(LinkOptions, CompressLevelJoinedOnly) {
+  LinkCommandLine Alone = parse({"--offload-compress", "5"});
+  EXPECT_TRUE(Alone.Offload.Compress);
+  EXPECT_EQ(Alone.Offload.CompressionLevel, 3);
+  EXPECT_EQ(Alone.LLDArgs, Strings{"5"});
+  LinkCommandLine Joined =
+      parse({"-offload-compress=5", "--offload-compress-version", "2"});
+  EXPECT_TRUE(Joined.Offload.Compress);
+  EXPECT_EQ(Joined.Offload.CompressionLevel, 5);
+  EXPECT_EQ(Joined.Offload.CompressionVersion, 2);
+  EXPECT_TRUE(Joined.LLDArgs.empty());
+}
+
+// Response files are expanded first: what they hold is split the same way.
+TEST(LinkOptions, ResponseFileExpandedFirst) {
+  SmallString<128> Path;
+  ASSERT_FALSE(sys::fs::createTemporaryFile("link-options", "rsp", Path));
+  FileRemover Remove(Path);
+  {
+    std::error_code EC;
+    raw_fd_ostream OS(Path, EC);
+    ASSERT_FALSE(EC);
+    OS << "--offload-jobs 2 'a b.o' -offload-extract=gfx90a";
+  }
+  std::string At = ("@" + Path).str();
+  LinkCommandLine CL = parse({At.c_str(), "c.o"});
+  EXPECT_EQ(CL.Offload.Jobs, 2u);
+  EXPECT_EQ(CL.Offload.ExtractArchs, Strings{"gfx90a"});
+  EXPECT_EQ(CL.LLDArgs, (Strings{"a b.o", "c.o"}));
+}
+
+// What is wrong with one of ours is an error, in these words.
+TEST(LinkOptions, Errors) {
+  EXPECT_EQ(parseError({"a.o", "--offload-jobs"}),
+            "--offload-jobs needs a value: --offload-jobs=<value>");
+  EXPECT_EQ(parseError({"a.o", "-offload-cuda-path"}),
+            "--offload-cuda-path needs a value: --offload-cuda-path=<value>");
+  EXPECT_EQ(parseError({"--offload-job=2"}),
+            "unknown option '--offload-job=2'; did you mean '--offload-jobs'?");
+  EXPECT_EQ(parseError({"-offload-dryrun"}),
+            "unknown option '-offload-dryrun'; did you mean "
+            "'--offload-dry-run'?");
+  EXPECT_EQ(parseError({"--offload-verbose=1"}),
+            "unknown option '--offload-verbose=1'; did you mean "
+            "'--offload-verbose'?");
+  EXPECT_EQ(parseError({"--offload-bogus"}),
+            "unknown option '--offload-bogus'");
+  EXPECT_EQ(parseError({"--offload-jobs=0"}),
+            "--offload-jobs: expected a positive number or 'jobserver', got "
+            "'0'");
+  EXPECT_EQ(parseError({"-offload-relocatable", "thin"}),
+            "--offload-relocatable: expected 'fat' or 'link', got 'thin'");
+  EXPECT_EQ(parseError({"--offload-compress=fast"}),
+            "--offload-compress: expected a compression level, got 'fast'");
+  EXPECT_EQ(parseError({"--offload-compress-version=4"}),
+            "--offload-compress-version: expected 2 or 3, got '4'");
+  EXPECT_EQ(parseError({"--offload-large-fatbin-threshold=1G"}),
+            "--offload-large-fatbin-threshold: expected a size in bytes, got "
+            "'1G'");
+  EXPECT_EQ(parseError({"--offload-cache-policy", "prune_after=x"})
+                .rfind("--offload-cache-policy: ", 0),
+            0u);
+}
+
+// --help lists our options by name, each with the syntax of its value.
+TEST(LinkOptions, HelpListsTheTable) {
+  std::string Help;
+  raw_string_ostream OS(Help);
+  printInfo(OS, "", /*Help=*/true);
+  for (const char *Line :
+       {"  --no-offload  ", "  --offload-jobs=<n>|jobserver  ",
+        "  --offload-compress[=<level>]  ",
+        "  --offload-compress-version=2|3  "})
+    EXPECT_NE(Help.find(Line), std::string::npos) << Line;
+  // Neither the spellings that take the value as the next argument nor the
+  // catch-all for misspelled options.
+  EXPECT_EQ(Help.find("--offload-jobs "), std::string::npos);
+  EXPECT_EQ(Help.find("--offload- "), std::string::npos);
+}
+
+// Each option --help lists is handled, in each form: it gives no error, or
+// one about its value.
+TEST(LinkOptions, EveryListedOptionIsHandled) {
+  std::string Help;
+  raw_string_ostream OS(Help);
+  printInfo(OS, "", /*Help=*/true);
+  StringRef Options = StringRef(Help).split("OFFLOAD OPTIONS").second;
+  Options = Options.split("\n\n").first;
+  SmallVector<StringRef, 32> Lines;
+  Options.split(Lines, '\n', -1, /*KeepEmpty=*/false);
+  ASSERT_GT(Lines.size(), 10u);
+  for (StringRef Line : drop_begin(Lines)) {
+    // --offload-jobs=<n>|jobserver: --offload-jobs=1;
+    // --offload-compress[=<level>]: --offload-compress and
+    // --offload-compress=1; --no-offload: --no-offload.
+    StringRef Spelling = Line.trim().split(' ').first;
+    auto [Name, Value] = Spelling.split('=');
+    bool Optional = Name.consume_back("[");
+    std::vector<std::string> Forms;
+    if (Value.empty() || Optional)
+      Forms.push_back(Name.str());
+    if (!Value.empty())
+      Forms.push_back((Name + "=1").str());
+    for (const std::string &Form : Forms) {
+      std::vector<const char *> Args = {Form.c_str()};
+      Expected<LinkCommandLine> CL = parseLinkCommandLine(Args, "/rt");
+      if (CL)
+        continue;
+      std::string Error = toString(CL.takeError());
+      EXPECT_EQ(Error.rfind((Name + ": ").str(), 0), 0u) << Error;
+      EXPECT_EQ(Error.find("does not handle"), std::string::npos) << Error;
+    }
+  }
 }
 
 // -ofile names the output; LLD's long options that begin with 'o' and may
