@@ -67,6 +67,34 @@ import shutil
 if shutil.which("zstd"):
     config.available_features.add("zstd-tool")
 
+# comgr (libamd_comgr; Debian 12: libamd-comgr-dev 5.2.3), the HIP runtime's
+# code object lookup: tests compile a small C program against it, so the
+# header and the unversioned library (the -dev package's link) must be there.
+# %comgr-cflags: where <amd_comgr.h> is (newer ROCm puts it in amd_comgr/).
+import glob
+import subprocess
+def _comgr_include_dir():
+    for d in ("/usr/include", "/usr/include/amd_comgr"):
+        if os.path.exists(os.path.join(d, "amd_comgr.h")):
+            return d
+    return None
+def _has_comgr_library():
+    if glob.glob("/usr/lib/x86_64-linux-gnu/libamd_comgr.so"):
+        return True
+    try:
+        cache = subprocess.run(["ldconfig", "-p"], stdout=subprocess.PIPE,
+                               stderr=subprocess.DEVNULL, text=True).stdout
+    except OSError:
+        return False
+    return any(line.split()[0] == "libamd_comgr.so"
+               for line in cache.splitlines()[1:] if line.strip())
+comgr_include_dir = _comgr_include_dir()
+if comgr_include_dir and _has_comgr_library():
+    config.available_features.add("comgr")
+    config.substitutions.append(
+        ("%comgr-cflags", "" if comgr_include_dir == "/usr/include"
+         else "-I" + comgr_include_dir))
+
 # CUDA tests need a toolkit (nvlink, fatbinary, cudart); where it lives can be
 # set with CUDA_PATH.
 cuda_path = os.environ.get("CUDA_PATH", "/usr/local/cuda")
