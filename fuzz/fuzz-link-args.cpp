@@ -1,8 +1,9 @@
 //===- fuzz/fuzz-link-args.cpp - ld.lld-offload command line fuzzer -------===//
 //
 // Feeds ld.lld-offload's argument handling (parseLinkCommandLine, then
-// linksOffloadRuntime and probeArguments on what it returns) an argv and up
-// to three response files, all taken from the input:
+// linksOffloadRuntime and LLDCommandLine::probeArguments on what it
+// returns) an argv and up to three response files, all taken from the
+// input:
 //
 //   <argv, one argument per line> \0 <r0> \0 <r1> \0 <r2>
 //
@@ -76,8 +77,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *Data, size_t Size) {
   if (CL->Offload.CompressionVersion != 2 &&
       CL->Offload.CompressionVersion != 3)
     __builtin_trap();
-  (void)offload::linksOffloadRuntime(CL->LLDArgs);
-  std::vector<std::string> Probe = offload::probeArguments(CL->LLDArgs);
+  (void)offload::linksOffloadRuntime(CL->LLD);
+  std::vector<std::string> Probe = CL->LLD.probeArguments();
   // The probe's output always goes to /dev/null, last.
   if (Probe.size() < 2 || Probe[Probe.size() - 2] != "-o" ||
       Probe.back() != "/dev/null")

@@ -45,7 +45,7 @@ static Triple tripleForEmulation(StringRef Emulation) {
   return Triple(Arch, "unknown", "linux", "gnu");
 }
 
-HostLinkInfo getHostLinkInfo(ArrayRef<std::string> LLDArgs,
+HostLinkInfo getHostLinkInfo(const LLDCommandLine &LLD,
                              const LoadedInputs &Loaded) {
   StringSet<> LoadedFiles;
   for (const std::string &F : Loaded.Files)
@@ -54,47 +54,27 @@ HostLinkInfo getHostLinkInfo(ArrayRef<std::string> LLDArgs,
     LoadedFiles.insert(F);
   HostLinkInfo Info;
   Info.HostTriple = Triple(sys::getDefaultTargetTriple());
-  for (size_t I = 0; I != LLDArgs.size(); ++I) {
-    StringRef Arg = LLDArgs[I];
-    auto Value = [&](StringRef Prefix) -> std::optional<std::string> {
-      if (Arg == Prefix && I + 1 < LLDArgs.size())
-        return LLDArgs[++I];
-      if (Arg.starts_with(Prefix) && Arg.size() > Prefix.size())
-        return Arg.drop_front(Prefix.size()).ltrim('=').str();
-      return std::nullopt;
-    };
-    // LLD takes its long options with one dash or two.
-    auto LongValue = [&](StringRef Name) {
-      std::optional<std::string> V = Value(("--" + Name).str());
-      return V ? V : Value(("-" + Name).str());
-    };
-    StringRef Flag =
-        Arg.starts_with("--") ? Arg.drop_front(2) : Arg.drop_front(1);
-    if (std::optional<std::string> Emulation = Value("-m")) {
-      Triple T = tripleForEmulation(*Emulation);
+  for (const opt::Arg *A : LLD.list()) {
+    StringRef Name = LLDCommandLine::optionName(*A);
+    bool IsInput = A->getOption().getKind() == opt::Option::InputClass;
+    StringRef Arg = A->getNumValues() ? A->getValue() : "";
+    if (Name == "m") {
+      Triple T = tripleForEmulation(Arg);
       if (T.getArch() != Triple::UnknownArch)
         Info.HostTriple = T;
-    } else if (std::optional<std::string> Loader =
-                   LongValue("dynamic-linker")) {
-      Info.DynamicLinker = *Loader;
-    } else if (std::optional<std::string> Dir = LongValue("library-path")) {
-      Info.SearchArgs.push_back("-L" + *Dir);
-    } else if (std::optional<std::string> Lib = LongValue("library")) {
-      Info.Libraries.push_back("-l" + *Lib);
-    } else if (Arg.starts_with("-lto-")) {
-      continue; // LLD's one-dash spelling of --lto-*, not a library
-    } else if (std::optional<std::string> Lib = Value("-l")) {
-      Info.Libraries.push_back("-l" + *Lib);
-    } else if (std::optional<std::string> Dir = Value("-L")) {
-      Info.SearchArgs.push_back("-L" + *Dir);
-    } else if (Arg.starts_with("--sysroot=")) {
-      Info.SearchArgs.push_back(Arg.str());
-    } else if (Arg.starts_with("-") &&
-               (Flag == "whole-archive" || Flag == "no-whole-archive")) {
-      Info.Libraries.push_back(Arg.str());
-    } else if (std::optional<std::string> Dir = LongValue("rpath")) {
-      Info.Libraries.push_back("-rpath=" + *Dir);
-    } else if (!Arg.starts_with("-")) {
+    } else if (Name == "dynamic-linker") {
+      Info.DynamicLinker = Arg.str();
+    } else if (Name == "L") {
+      Info.SearchArgs.push_back(("-L" + Arg).str());
+    } else if (Name == "sysroot") {
+      Info.SearchArgs.push_back(("--sysroot=" + Arg).str());
+    } else if (Name == "l") {
+      Info.Libraries.push_back(("-l" + Arg).str());
+    } else if (Name == "whole-archive" || Name == "no-whole-archive") {
+      Info.Libraries.push_back(A->getSpelling().str());
+    } else if (Name == "rpath") {
+      Info.Libraries.push_back(("-rpath=" + Arg).str());
+    } else if (IsInput) {
       // Libraries named by path (CMake does so; sanitizer runtimes too):
       // archives and shared objects, as upstream's CPU device link takes.
       // Only what the host link loads: a separate option value (an output,
@@ -220,7 +200,7 @@ prepareNVPTXLink(const DeviceLinkJob &Job, const OffloadOptions &Options,
 /// file (an archive, a linker script) makes that unknown.
 static size_t leadingTraceLines(ArrayRef<std::string> Args,
                                 ArrayRef<std::string> SearchArgs) {
-  SearchPaths Paths = getSearchPaths(SearchArgs);
+  SearchPaths Paths = LLDCommandLine(SearchArgs.vec()).searchPaths();
   size_t Lines = 0;
   for (size_t I = 0; I != Args.size(); ++I) {
     StringRef Arg = Args[I];

@@ -44,7 +44,7 @@ struct HostLinkInfo {
 /// (what the link loads: from the command line, a probe or the host link's
 /// trace) tells the libraries named by path from other
 /// arguments that are not options: only files the host link loads count.
-HostLinkInfo getHostLinkInfo(llvm::ArrayRef<std::string> LLDArgs,
+HostLinkInfo getHostLinkInfo(const LLDCommandLine &LLD,
                              const LoadedInputs &Loaded);
 
 /// A device link ready to run: LLD's arguments (or another program's, for

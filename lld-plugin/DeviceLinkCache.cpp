@@ -226,7 +226,7 @@ Expected<std::string> DeviceLinkCache::key(const PreparedDeviceLink &Link,
       K.addIdentity(Tool, *Path);
     }
   // The arguments, and the files they name or find.
-  SearchPaths Paths = getSearchPaths(Link.Args);
+  SearchPaths Paths = LLDCommandLine(Link.Args).searchPaths();
   const std::vector<std::string> &Dirs = Paths.Dirs;
   const std::string &Sysroot = Paths.Sysroot;
   for (size_t I = 0; I != Link.Args.size(); ++I) {

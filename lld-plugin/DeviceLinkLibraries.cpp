@@ -34,7 +34,7 @@ static file_magic magicOf(StringRef Path) {
 DeviceLinkLibraries omitStaticArchives(ArrayRef<std::string> Libraries,
                                        ArrayRef<std::string> SearchArgs,
                                        const LinkInputs *Host) {
-  SearchPaths Paths = getSearchPaths(SearchArgs);
+  SearchPaths Paths = LLDCommandLine(SearchArgs.vec()).searchPaths();
   DeviceLinkLibraries Libs;
   bool WholeArchive = false;
   for (StringRef Lib : Libraries) {

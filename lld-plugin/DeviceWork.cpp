@@ -58,7 +58,7 @@ Expected<DeviceWork> findDeviceWork(const LinkCommandLine &CL,
     if (Error E = Inputs.addArchiveMembersDeviceCodeNeeds(Opts.ExtractArchs))
       return std::move(E);
   }
-  Work.Host = getHostLinkInfo(CL.LLDArgs, Loaded);
+  Work.Host = getHostLinkInfo(CL.LLD, Loaded);
   Work.Host.Named = &Named;
   raw_string_ostream OS(Work.Description);
   for (const DeviceImage &Image : Inputs.images())

@@ -52,22 +52,13 @@ Pass::~Pass() {
 }
 
 TimeTrace::TimeTrace(LinkCommandLine &CL) : Output(CL.Output) {
-  unsigned Granularity = 500;
-  llvm::erase_if(CL.LLDArgs, [&](const std::string &A) {
-    StringRef Arg = StringRef(A).ltrim('-');
-    if (Arg == "time-trace")
-      return Enabled = true;
-    if (Arg.consume_front("time-trace=") ||
-        Arg.consume_front("time-trace-file=")) {
-      File = Arg.str();
-      return Enabled = true;
-    }
-    if (Arg.consume_front("time-trace-granularity="))
-      return !Arg.getAsInteger(10, Granularity);
-    return false;
-  });
-  if (Enabled)
-    timeTraceProfilerInitialize(Granularity, ToolName);
+  TimeTraceRequest Request = CL.LLD.timeTrace();
+  if (!Request.Enabled)
+    return;
+  Enabled = true;
+  File = Request.File;
+  CL.LLD = CL.LLD.withoutTimeTrace();
+  timeTraceProfilerInitialize(Request.Granularity, ToolName);
 }
 
 TimeTrace::~TimeTrace() {
@@ -76,13 +67,6 @@ TimeTrace::~TimeTrace() {
   if (Error E = timeTraceProfilerWrite(File, Output))
     reportError(std::move(E));
   timeTraceProfilerCleanup();
-}
-
-/// True if the command line asks LLD for --trace (-t) itself.
-static bool asksForTrace(ArrayRef<std::string> LLDArgs) {
-  return llvm::any_of(LLDArgs, [](StringRef Arg) {
-    return Arg == "-t" || Arg == "--trace" || Arg == "-trace";
-  });
 }
 
 /// With --offload-save-temps, what LLD said of the archives it searched.
@@ -98,7 +82,7 @@ static void keepArchiveStats(const LinkCommandLine &CL, const WorkDir &Dir,
 
 int linkHost(const LinkCommandLine &CL, ArrayRef<std::string> Extra,
              const WorkDir *Dir, LoadedInputs *Traced) {
-  std::vector<std::string> Args = CL.LLDArgs;
+  std::vector<std::string> Args = CL.LLD.args();
   llvm::append_range(Args, Extra);
   if (CL.Offload.Verbose || CL.Offload.DryRun)
     printCommand("host link", Args);
@@ -115,7 +99,7 @@ int linkHost(const LinkCommandLine &CL, ArrayRef<std::string> Extra,
   int Status = runLLD(Args, OutOS, errs(), AfterLink::Keep);
   *Traced = readLoadedInputs(Out, Stats.read(), Dir->dir() + "/");
   keepArchiveStats(CL, *Dir, *Traced);
-  if (asksForTrace(CL.LLDArgs))
+  if (CL.LLD.asksForTrace())
     outs() << Out;
   return Status;
 }
@@ -123,7 +107,7 @@ int linkHost(const LinkCommandLine &CL, ArrayRef<std::string> Extra,
 int printInfo(const LinkCommandLine &CL) {
   std::string Out;
   raw_string_ostream OS(Out);
-  int Status = runLLD(CL.LLDArgs, OS, errs());
+  int Status = runLLD(CL.LLD.args(), OS, errs());
   printInfo(outs(), Out, CL.Help);
   return Status;
 }
@@ -134,7 +118,7 @@ Expected<LoadedInputs> askLLD(const LinkCommandLine &CL, const WorkDir &Dir,
     errs() << ToolName << ": asking LLD what the link loads (" << Why << ")\n";
   Pass P("ask LLD what the link loads", CL.Offload.Verbose);
   setCrashPhase("while asking LLD what the link loads");
-  Expected<LoadedInputs> Loaded = traceLoadedInputs(CL.LLDArgs, Dir.dir());
+  Expected<LoadedInputs> Loaded = traceLoadedInputs(CL.LLD, Dir.dir());
   if (Loaded)
     keepArchiveStats(CL, Dir, *Loaded);
   return Loaded;
@@ -144,14 +128,14 @@ Expected<std::vector<std::string>> keepEntries(const LinkCommandLine &CL,
                                                const WorkDir &Dir,
                                                const DeviceInputs *Inputs) {
   std::vector<std::string> Args;
-  if (collectsUnusedSections(CL.LLDArgs)) {
+  if (CL.LLD.collectsUnusedSections()) {
     Expected<std::string> Script =
         Dir.write("keep-entries.lds", KeepEntriesScript);
     if (!Script)
       return Script.takeError();
     Args = {"-T", *Script};
   }
-  if (Inputs && foldsAllIdenticalCode(CL.LLDArgs)) {
+  if (Inputs && CL.LLD.foldsAllIdenticalCode()) {
     const DeviceInputs::EntryTargets &Targets = Inputs->entryTargets();
     StringSet<> Kept;
     for (const std::string &Symbol : Targets.Global)

@@ -114,7 +114,7 @@ int planFromLLD(LinkState &S, StringRef Why) {
 void dropWorkFiles(const LinkCommandLine &CL, const WorkDir &Dir) {
   if (CL.Offload.SaveTemps || CL.Offload.DryRun)
     return;
-  if (std::optional<std::string> DepFile = dependencyFile(CL.LLDArgs))
+  if (std::optional<std::string> DepFile = CL.LLD.dependencyFile())
     if (Error E = dropFromDependencyFile(*DepFile, Dir.dir()))
       reportWarning(std::move(E));
 }
@@ -259,7 +259,7 @@ Expected<Verdict> decide(LinkState &S, const Findings &F, unsigned Round) {
 /// work directory, if the link is killed.
 int linkAsLLD(const LinkCommandLine &CL) {
   std::unique_ptr<WorkDir> Dir;
-  if (!CL.Offload.Disabled && collectsUnusedSections(CL.LLDArgs)) {
+  if (!CL.Offload.Disabled && CL.LLD.collectsUnusedSections()) {
     Expected<std::unique_ptr<WorkDir>> Made =
         WorkDir::create(CL.Output, CL.Offload.SaveTemps);
     if (!Made)
@@ -288,7 +288,7 @@ int linkAsLLD(const LinkCommandLine &CL) {
 void findInputs(LinkState &S) {
   {
     Pass P("find the inputs LLD loads", S.Opts.Verbose);
-    S.Named = LinkInputs::find(S.CL.LLDArgs, LinkInputs::Reading::Later);
+    S.Named = LinkInputs::find(S.CL.LLD, LinkInputs::Reading::Later);
   }
   if (S.Named.archivesPending()) {
     Pass P("read the archive members' section tables", S.Opts.Verbose);
@@ -296,7 +296,7 @@ void findInputs(LinkState &S) {
   }
   std::optional<std::string> Untraced =
       S.Opts.DryRun ? std::optional<std::string>("--offload-dry-run")
-                    : optionPrintingToStdout(S.CL.LLDArgs);
+                    : S.CL.LLD.optionPrintingToStdout();
   S.Traced = !Untraced;
   S.AskLLD = Untraced ? *Untraced : S.Named.whyAskLLD();
 }
@@ -325,11 +325,11 @@ int link(ArrayRef<const char *> Args, StringRef Self) {
   // Record the time trace of the whole link, when asked.
   TimeTrace Trace(CL);
   // --version, --help, or -v without input files: LLD's text, with ours.
-  if (CL.InfoOnly || (CL.PrintsVersion && !namesInputFiles(CL.LLDArgs)))
+  if (CL.InfoOnly || (CL.PrintsVersion && !CL.LLD.namesInputFiles()))
     return printInfo(CL);
   if (CL.PrintsVersion) {
     outs() << versionLine();
-    dropVersionOptions(CL.LLDArgs);
+    CL.LLD = CL.LLD.withoutVersion();
   }
   // Nothing of ours to do: LLD alone.
   if (CL.Offload.Disabled ||

@@ -15,7 +15,7 @@ using namespace llvm;
 namespace offload {
 
 std::vector<std::string> runtimeArguments(const LinkCommandLine &CL) {
-  if (CL.Relocatable || linksOffloadRuntime(CL.LLDArgs))
+  if (CL.Relocatable || linksOffloadRuntime(CL.LLD))
     return {};
   if (CL.Offload.RuntimePathGiven) {
     SmallString<128> Runtime(CL.Offload.RuntimePath);
@@ -36,7 +36,7 @@ static Error checkRuntime(const LinkCommandLine &CL) {
   SmallString<128> Named(Opts.RuntimePath);
   sys::path::append(Named, "libomptarget.so");
   if (Opts.RuntimePathGiven ? sys::fs::exists(Named) : [&] {
-        SearchPaths Paths = getSearchPaths(CL.LLDArgs);
+        SearchPaths Paths = CL.LLD.searchPaths();
         Paths.Dirs.push_back(Opts.RuntimePath);
         return searchLibrary("omptarget", Paths.Dirs, Paths.Sysroot, false)
             .has_value();
@@ -61,7 +61,7 @@ static Error checkOpenMPRuntime(const LinkCommandLine &CL,
   bool OpenMP = llvm::any_of(Jobs, [](const DeviceLinkJob &Job) {
     return Job.Kind == OffloadKind::OpenMP;
   });
-  if (!OpenMP || !namesLibrary(CL.LLDArgs, "gomp"))
+  if (!OpenMP || !CL.LLD.namesLibrary("gomp"))
     return Error::success();
   return createStringError(
       inconvertibleErrorCode(),

@@ -25,15 +25,6 @@
 using namespace llvm;
 using namespace llvm::object;
 
-namespace lld::elf {
-/// LLD's option table (lld/ELF/Driver.h, which liblld-dev does not install):
-/// the one place that knows which of ld.lld's options take values and how
-/// each may be spelled. Its constructor is in lldELF.
-class ELFOptTable : public llvm::opt::GenericOptTable {
-public:
-  ELFOptTable();
-};
-} // namespace lld::elf
 
 namespace offload {
 
@@ -207,109 +198,18 @@ std::optional<std::string> searchLibrary(StringRef Name,
   return std::nullopt;
 }
 
-namespace {
-/// LLD's reading of a command line.
-struct ParsedArgs {
-  std::vector<const char *> Argv;
-  opt::InputArgList List;
-  unsigned MissingIndex = 0, MissingCount = 0;
-};
-} // namespace
-
-static ParsedArgs parseArgs(ArrayRef<std::string> LLDArgs) {
-  static lld::elf::ELFOptTable Table;
-  ParsedArgs P;
-  for (const std::string &Arg : LLDArgs)
-    P.Argv.push_back(Arg.c_str());
-  P.List = Table.ParseArgs(P.Argv, P.MissingIndex, P.MissingCount);
-  return P;
-}
-
 /// The name of \p A's option, aliases resolved ("-static" is "Bstatic").
 static StringRef optionName(const opt::Arg &A) {
-  return A.getOption().getUnaliasedOption().getName();
+  return LLDCommandLine::optionName(A);
 }
 
-static SearchPaths getSearchPaths(const opt::InputArgList &List) {
-  SearchPaths Paths;
-  for (const opt::Arg *A : List) {
-    StringRef Name = optionName(*A);
-    if (Name == "L")
-      Paths.Dirs.push_back(A->getValue());
-    else if (Name == "sysroot")
-      Paths.Sysroot = A->getValue();
-  }
-  return Paths;
-}
-
-SearchPaths getSearchPaths(ArrayRef<std::string> LLDArgs) {
-  return getSearchPaths(parseArgs(LLDArgs).List);
-}
-
-bool namesInputFiles(ArrayRef<std::string> LLDArgs) {
-  ParsedArgs P = parseArgs(LLDArgs);
-  return llvm::any_of(P.List, [](const opt::Arg *A) {
-    return A->getOption().getKind() == opt::Option::InputClass;
-  });
-}
-
-std::optional<std::string>
-optionPrintingToStdout(ArrayRef<std::string> LLDArgs) {
-  ParsedArgs P = parseArgs(LLDArgs);
-  for (const opt::Arg *A : P.List) {
-    StringRef Name = optionName(*A);
-    // LLD prints these with its messages, where --trace goes.
-    bool Prints = Name == "trace-symbol" || Name == "print-gc-sections" ||
-                  Name == "print-icf-sections" ||
-                  Name == "print-memory-usage" || Name == "v" ||
-                  Name == "version" || Name == "verbose" ||
-                  Name == "why-live" || Name == "print-map" ||
-                  Name == "print-archive-stats=";
-    // These write to standard output when their file is "-".
-    Prints |= (Name == "Map" || Name == "why-extract=" ||
-               Name == "print-symbol-order") &&
-              A->getNumValues() && StringRef(A->getValue()) == "-";
-    if (Prints)
-      return A->getAsString(P.List);
-  }
-  return std::nullopt;
-}
-
-bool collectsUnusedSections(ArrayRef<std::string> LLDArgs) {
-  ParsedArgs P = parseArgs(LLDArgs);
-  const opt::Arg *Last = nullptr;
-  for (const opt::Arg *A : P.List)
-    if (optionName(*A) == "gc-sections" || optionName(*A) == "no-gc-sections")
-      Last = A;
-  return Last && optionName(*Last) == "gc-sections";
-}
-
-bool foldsAllIdenticalCode(ArrayRef<std::string> LLDArgs) {
-  ParsedArgs P = parseArgs(LLDArgs);
-  const opt::Arg *Last = nullptr;
-  for (const opt::Arg *A : P.List)
-    if (optionName(*A).starts_with("icf="))
-      Last = A;
-  return Last && optionName(*Last) == "icf=all";
-}
-
-std::optional<std::string> dependencyFile(ArrayRef<std::string> LLDArgs) {
-  ParsedArgs P = parseArgs(LLDArgs);
-  std::optional<std::string> File;
-  for (const opt::Arg *A : P.List)
-    if (optionName(*A) == "dependency-file" && A->getNumValues())
-      File = A->getValue();
-  return File;
-}
-
-LinkInputs LinkInputs::find(ArrayRef<std::string> LLDArgs, Reading Archives) {
+LinkInputs LinkInputs::find(const LLDCommandLine &LLD, Reading Archives) {
   LinkInputs In;
-  ParsedArgs P = parseArgs(LLDArgs);
-  if (P.MissingCount) {
+  if (LLD.lacksValue()) {
     In.WhyAskLLD = "an option lacks its value";
     return In;
   }
-  In.Paths = getSearchPaths(P.List);
+  In.Paths = LLD.searchPaths();
   const SearchPaths &Paths = In.Paths;
   // The state --push-state saves.
   bool Static = false;
@@ -325,10 +225,10 @@ LinkInputs LinkInputs::find(ArrayRef<std::string> LLDArgs, Reading Archives) {
     else
       In.Objects.push_back(Path.str()); // told from archives once read
   };
-  for (const opt::Arg *A : P.List) {
+  for (const opt::Arg *A : LLD.list()) {
     StringRef Name = optionName(*A);
     if (A->getOption().getKind() == opt::Option::UnknownClass) {
-      In.WhyAskLLD = "unknown option " + A->getAsString(P.List);
+      In.WhyAskLLD = "unknown option " + A->getAsString(LLD.list());
       return In;
     }
     if (A->getOption().getKind() == opt::Option::InputClass) {

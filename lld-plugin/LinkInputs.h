@@ -17,6 +17,7 @@
 #ifndef LLD_OFFLOAD_LLDPLUGIN_LINKINPUTS_H
 #define LLD_OFFLOAD_LLDPLUGIN_LINKINPUTS_H
 
+#include "lld-plugin/LLDCommandLine.h"
 #include "lld-plugin/RunLLD.h"
 
 #include "llvm/ADT/StringMap.h"
@@ -79,34 +80,6 @@ std::optional<std::string> searchLibrary(llvm::StringRef Name,
                                          llvm::ArrayRef<std::string> Dirs,
                                          llvm::StringRef Sysroot, bool Static);
 
-/// The -L directories and --sysroot of \p LLDArgs, as LLD's option table
-/// reads them.
-struct SearchPaths {
-  std::vector<std::string> Dirs;
-  std::string Sysroot;
-};
-SearchPaths getSearchPaths(llvm::ArrayRef<std::string> LLDArgs);
-
-/// True if \p LLDArgs name an input file (-l aside), as LLD's -v asks
-/// before it links.
-bool namesInputFiles(llvm::ArrayRef<std::string> LLDArgs);
-
-/// True if \p LLDArgs ask LLD to collect unused sections (the last of
-/// --gc-sections and --no-gc-sections).
-bool collectsUnusedSections(llvm::ArrayRef<std::string> LLDArgs);
-
-/// True if \p LLDArgs fold all identical code (the last --icf= is all).
-bool foldsAllIdenticalCode(llvm::ArrayRef<std::string> LLDArgs);
-
-/// The reason LLD's messages to standard output would mix with the --trace
-/// that ld.lld-offload reads from the host link (an option such as
-/// --print-gc-sections or -y), or std::nullopt when there is none.
-std::optional<std::string>
-optionPrintingToStdout(llvm::ArrayRef<std::string> LLDArgs);
-
-/// The file --dependency-file names in \p LLDArgs, as LLD reads them.
-std::optional<std::string> dependencyFile(llvm::ArrayRef<std::string> LLDArgs);
-
 /// The inputs a command line names, and which of them may hold device code.
 class LinkInputs {
 public:
@@ -129,12 +102,12 @@ public:
   };
 
   enum class Reading { Now, Later };
-  /// Finds \p LLDArgs' inputs as LLD does (-l through the -L directories,
+  /// Finds \p LLD's inputs as LLD does (-l through the -L directories,
   /// -Bstatic, --start-lib) and reads the section tables of the objects, in
   /// parallel; the archives' members' too, unless \p Archives is Later:
   /// until addArchives() is given them, archivesPending() is true and the
   /// archives count as holding no device code.
-  static LinkInputs find(llvm::ArrayRef<std::string> LLDArgs,
+  static LinkInputs find(const LLDCommandLine &LLD,
                          Reading Archives = Reading::Now);
 
   /// The archives whose members are still to be read.

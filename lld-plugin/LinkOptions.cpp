@@ -164,17 +164,6 @@ static Error applyOption(const opt::Arg &A, StringRef Arg, OffloadOptions &O) {
   return Error::success();
 }
 
-/// "-ofile": the output joined to -o, unless the argument is one of LLD's
-/// long options that begin with 'o' and may be written with one dash
-/// (-omagic, -oformat=binary, -opt-remarks-filename, -orphan-handling=...).
-static bool isJoinedOutput(StringRef Arg) {
-  if (!Arg.starts_with("-o") || Arg.size() == 2)
-    return false;
-  StringRef Name = Arg.drop_front(1).split('=').first;
-  return Name != "omagic" && Name != "oformat" &&
-         !Name.starts_with("opt-remarks") && Name != "orphan-handling";
-}
-
 Expected<LinkCommandLine> parseLinkCommandLine(ArrayRef<const char *> Args,
                                                StringRef DefaultRuntimePath) {
   BumpPtrAllocator Alloc;
@@ -190,12 +179,14 @@ Expected<LinkCommandLine> parseLinkCommandLine(ArrayRef<const char *> Args,
   // An argument our table matches (OffloadOptions.td: --no-offload and
   // whatever starts with --offload-, one dash or two) is ours and taken out,
   // before LLD's table could read -offload-verbose as "-o ffload-verbose".
-  // The rest is LLD's, kept as written and in order; of it we only note the
-  // output and the kind of link.
+  // The rest is LLD's, kept as written and in order, and read once with
+  // LLD's table.
   const opt::OptTable &Table = offloadOptTable();
   opt::InputArgList Strings(Expanded.begin(), Expanded.end());
+  std::vector<std::string> LLDArgs;
   for (unsigned I = 0; I != Expanded.size();) {
     StringRef Arg = Expanded[I];
+    unsigned Start = I;
     std::unique_ptr<opt::Arg> A = Table.ParseOneArg(Strings, I);
     if (!A) {
       // An option with a value as the next argument, last.
@@ -208,32 +199,19 @@ Expected<LinkCommandLine> parseLinkCommandLine(ArrayRef<const char *> Args,
         return std::move(E);
       continue;
     }
-    CL.LLDArgs.push_back(Arg.str());
-    if (!Arg.starts_with("-") || Arg == "-")
-      continue;
-    StringRef Name = optionName(Arg);
-    if (Arg == "-o" && I < Expanded.size()) {
-      CL.Output = Expanded[I++];
-      CL.LLDArgs.push_back(CL.Output);
-    } else if (isJoinedOutput(Arg)) {
-      CL.Output = Arg.drop_front(2).str();
-    } else if (Name.starts_with("output=")) {
-      CL.Output = Name.drop_front(strlen("output=")).str();
-    } else if (Name == "output" && I < Expanded.size()) {
-      CL.Output = Expanded[I++];
-      CL.LLDArgs.push_back(CL.Output);
-    } else if (Arg == "-r" || Name == "relocatable" || Arg == "-i") {
-      CL.Relocatable = true;
-    } else if (Name == "shared" || Name == "Bshareable") {
-      CL.Shared = true;
-    } else if (Name == "version" || Name == "help") {
-      CL.InfoOnly = true;
-      CL.Help |= Name == "help";
-    } else if (Arg == "-v" || Arg == "-V" || Name == "v") {
-      // As ld.lld: the version, then the link if there is one.
-      CL.PrintsVersion = true;
-    }
+    // LLD's, with the values LLD's table gives it: "-o -offload-x" names
+    // an output.
+    for (I = LLDCommandLine::nextArgument(Strings, Start); Start != I; ++Start)
+      LLDArgs.push_back(Expanded[Start]);
   }
+  CL.LLD = LLDCommandLine(std::move(LLDArgs));
+  CL.Output = CL.LLD.output();
+  CL.Relocatable = CL.LLD.relocatable();
+  CL.Shared = CL.LLD.shared();
+  CL.Help = CL.LLD.printsHelp();
+  CL.InfoOnly = CL.Help || CL.LLD.printsVersionOnly();
+  // As ld.lld: the version, then the link if there is one.
+  CL.PrintsVersion = CL.LLD.printsVersion();
   return std::move(CL);
 }
 
@@ -280,111 +258,6 @@ void printInfo(raw_ostream &OS, StringRef LLDOut, bool Help) {
   }
   OS << LLDOut.take_front(Version) << versionLine()
      << LLDOut.drop_front(Version + LLDLine.size());
-}
-
-void dropVersionOptions(std::vector<std::string> &LLDArgs) {
-  llvm::erase_if(LLDArgs, [](StringRef Arg) {
-    return Arg == "-v" || Arg == "-V" || Arg == "--v";
-  });
-}
-
-bool namesLibrary(ArrayRef<std::string> LLDArgs, StringRef Name) {
-  // lib<Name>.so, lib<Name>.a, lib<Name>.so.1, ...
-  std::string Prefix = ("lib" + Name + ".").str();
-  auto IsFile = [&](StringRef Path) {
-    return sys::path::filename(Path).starts_with(Prefix);
-  };
-  for (size_t I = 0; I != LLDArgs.size(); ++I) {
-    StringRef Arg = LLDArgs[I];
-    if (!Arg.starts_with("-")) {
-      if (IsFile(Arg))
-        return true;
-      continue;
-    }
-    std::optional<StringRef> Lib;
-    if ((Arg == "-l" || Arg == "--library") && I + 1 < LLDArgs.size())
-      Lib = LLDArgs[++I];
-    else if (Arg.starts_with("--library="))
-      Lib = Arg.drop_front(strlen("--library="));
-    else if (Arg.starts_with("-l"))
-      Lib = Arg.drop_front(2);
-    if (Lib && (*Lib == Name || (Lib->consume_front(":") && IsFile(*Lib))))
-      return true;
-  }
-  return false;
-}
-
-bool linksOffloadRuntime(ArrayRef<std::string> LLDArgs) {
-  return namesLibrary(LLDArgs, "omptarget");
-}
-
-std::vector<std::string> probeArguments(ArrayRef<std::string> LLDArgs) {
-  // Options whose value is a separate argument, among those dropped.
-  auto TakesSeparateValue = [](StringRef Name) {
-    return StringSwitch<bool>(Name)
-        .Cases({"Map", "dependency-file", "reproduce", "why-extract",
-                "print-archive-stats", "print-symbol-order", "time-trace-file",
-                "trace-symbol", "y"},
-               true)
-        .Default(false);
-  };
-  auto Dropped = [](StringRef Name) {
-    StringRef Key = Name.split('=').first;
-    return StringSwitch<bool>(Key)
-        .Cases({"M",
-                "v",
-                "V",
-                "print-map",
-                "Map",
-                "cref",
-                "why-extract",
-                "dependency-file",
-                "reproduce",
-                "time-trace",
-                "time-trace-file",
-                "time-trace-granularity",
-                "print-archive-stats",
-                "print-symbol-order",
-                "print-gc-sections",
-                "print-icf-sections",
-                "t",
-                "trace",
-                "trace-symbol",
-                "y",
-                "verbose",
-                "stats",
-                "print-memory-usage"},
-               true)
-        .Default(false);
-  };
-  std::vector<std::string> Out;
-  // An option missing its value at the end steps I past the end: '<'.
-  for (size_t I = 0; I < LLDArgs.size(); ++I) {
-    StringRef Arg = LLDArgs[I];
-    if (Arg == "-o" || optionName(Arg) == "output") {
-      ++I;
-      continue;
-    }
-    if (isJoinedOutput(Arg))
-      continue;
-    if (optionName(Arg).starts_with("output="))
-      continue;
-    if (Arg.starts_with("-") && Dropped(optionName(Arg))) {
-      if (!optionName(Arg).contains('=') && TakesSeparateValue(optionName(Arg)))
-        ++I;
-      continue;
-    }
-    Out.push_back(Arg.str());
-  }
-  // Symbols the registration object or the offload runtime will provide are
-  // not there yet; undefined symbols do not change what LLD loads. Hidden
-  // ones (old-driver HIP's __hip_fatbin_<cuid>) are errors even so, unless
-  // errors do not stop the link.
-  Out.push_back("--unresolved-symbols=ignore-all");
-  Out.push_back("--noinhibit-exec");
-  Out.push_back("-o");
-  Out.push_back("/dev/null");
-  return Out;
 }
 
 } // namespace offload

@@ -9,6 +9,8 @@
 #ifndef LLD_OFFLOAD_LLDPLUGIN_LINKOPTIONS_H
 #define LLD_OFFLOAD_LLDPLUGIN_LINKOPTIONS_H
 
+#include "lld-plugin/LLDCommandLine.h"
+
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/raw_ostream.h"
@@ -73,9 +75,10 @@ struct OffloadOptions {
 /// The command line split in two.
 struct LinkCommandLine {
   OffloadOptions Offload;
-  /// LLD's arguments, without argv[0].
-  std::vector<std::string> LLDArgs;
-  /// The host link's output (-o), "a.out" by default.
+  /// LLD's arguments, without argv[0], and LLD's reading of them.
+  LLDCommandLine LLD;
+  /// What LLD's reading says of the link (LLDCommandLine's answers, asked
+  /// once): the host link's output (-o), "a.out" by default.
   std::string Output = "a.out";
   bool Relocatable = false; // -r
   bool Shared = false;      // -shared
@@ -102,16 +105,10 @@ std::string versionLine();
 /// version line and, for --help (\p Help), our overview and options first.
 void printInfo(llvm::raw_ostream &OS, llvm::StringRef LLDOut, bool Help);
 
-/// Removes -v and -V from \p LLDArgs: the version line is ours to print.
-void dropVersionOptions(std::vector<std::string> &LLDArgs);
-
-/// True if \p LLDArgs link the library \p Name: -l<Name>, -l <Name>,
-/// --library[=]<Name>, -l:lib<Name>.<ext>, or a file lib<Name>.<ext> named
-/// by path.
-bool namesLibrary(llvm::ArrayRef<std::string> LLDArgs, llvm::StringRef Name);
-
-/// True if \p LLDArgs already link the OpenMP offload runtime.
-bool linksOffloadRuntime(llvm::ArrayRef<std::string> LLDArgs);
+/// True if \p LLD already links the OpenMP offload runtime.
+inline bool linksOffloadRuntime(const LLDCommandLine &LLD) {
+  return LLD.namesLibrary("omptarget");
+}
 
 /// What to do when LLVM's offload runtime (libomptarget.so, libomp.so) is
 /// not found, for the messages that say so.
@@ -119,11 +116,6 @@ constexpr const char *OffloadRuntimeAdvice =
     "install liboffload and libomp (Debian: liboffload-22-dev, "
     "libomp-22-dev), or give their directory with "
     "--offload-runtime-path=<dir>";
-
-/// The arguments of a probe link: \p LLDArgs without the options that write
-/// side outputs (map files, dependency files, traces, reproducers) and with
-/// the output sent to /dev/null, ignoring undefined symbols.
-std::vector<std::string> probeArguments(llvm::ArrayRef<std::string> LLDArgs);
 
 } // namespace offload
 

@@ -135,11 +135,11 @@ std::vector<std::string> traceArguments(const ArchiveStats &Stats) {
 }
 
 llvm::Expected<LoadedInputs>
-traceLoadedInputs(llvm::ArrayRef<std::string> LLDArgs, llvm::StringRef Dir) {
+traceLoadedInputs(const LLDCommandLine &LLD, llvm::StringRef Dir) {
   llvm::SmallString<128> StatsFile = Dir;
   llvm::sys::path::append(StatsFile, "archive-stats.txt");
   ArchiveStats Stats(StatsFile);
-  std::vector<std::string> Args = probeArguments(LLDArgs);
+  std::vector<std::string> Args = LLD.probeArguments();
   llvm::append_range(Args, traceArguments(Stats));
   // Stop once symbols are resolved: what is loaded is known then. With
   // bitcode inputs that means ThinLTO index files, whose paths are moved

@@ -18,6 +18,8 @@
 
 namespace offload {
 
+class LLDCommandLine;
+
 /// What becomes of LLD's state after a link (its symbols, sections, the
 /// inputs it mapped): freed, or, after a link that succeeded, kept until
 /// LLD runs again, which frees it first. The last link of a process keeps
@@ -83,12 +85,12 @@ struct TraceName {
 };
 TraceName splitTraceName(llvm::StringRef Line);
 
-/// Runs \p LLDArgs as a probe: a link that stops once symbols are resolved
-/// and writes nothing (see probeArguments()), and reports the files, archive
+/// Runs \p LLD as a probe: a link that stops once symbols are resolved
+/// and writes nothing (LLDCommandLine::probeArguments()), and reports the files, archive
 /// members and archives it loads. ThinLTO index files, which the probe
 /// makes of bitcode inputs, go under \p Dir. Fails with LLD's messages.
 llvm::Expected<LoadedInputs>
-traceLoadedInputs(llvm::ArrayRef<std::string> LLDArgs, llvm::StringRef Dir);
+traceLoadedInputs(const LLDCommandLine &LLD, llvm::StringRef Dir);
 
 /// The options that make LLD report what a link loads: --trace to its
 /// standard output, the archives it searched to \p Stats.

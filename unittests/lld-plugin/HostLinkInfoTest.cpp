@@ -25,10 +25,9 @@ TEST(HostLinkInfoTest, BothSpellingsOfLongOptions) {
                                    "--rpath=/r2",
                                    "-whole-archive",
                                    "--no-whole-archive",
-                                   "-lto-O2",
                                    "-lc",
                                    "-L/c"};
-  HostLinkInfo Info = getHostLinkInfo(Args, LoadedInputs());
+  HostLinkInfo Info = getHostLinkInfo(LLDCommandLine(Args), LoadedInputs());
   EXPECT_EQ(Info.DynamicLinker, "/lib/ld.so");
   EXPECT_EQ(Info.SearchArgs,
             (std::vector<std::string>{"-L/a", "-L/b", "-L/c"}));
@@ -38,11 +37,19 @@ TEST(HostLinkInfoTest, BothSpellingsOfLongOptions) {
                                       "--no-whole-archive", "-lc"}));
 }
 
+// As ld.lld reads it: -lto-O2 is the library "to-O2" (ld.lld 22 says
+// "unable to find library -lto-O2"; --lto-O2 takes two dashes).
+TEST(HostLinkInfoTest, OneDashLtoIsALibrary) {
+  HostLinkInfo Info = getHostLinkInfo(
+      LLDCommandLine({"-lto-O2", "--lto-O2"}), LoadedInputs());
+  EXPECT_EQ(Info.Libraries, std::vector<std::string>{"-lto-O2"});
+}
+
 TEST(HostLinkInfoTest, PathsCountOnlyWhenLoaded) {
   // Neither exists nor was loaded: an output or a script's value is no
   // library, whatever its name.
   std::vector<std::string> Args = {"-o", "libout.so", "/no/such/libx.a"};
-  HostLinkInfo Info = getHostLinkInfo(Args, LoadedInputs());
+  HostLinkInfo Info = getHostLinkInfo(LLDCommandLine(Args), LoadedInputs());
   EXPECT_TRUE(Info.Libraries.empty());
 }
 

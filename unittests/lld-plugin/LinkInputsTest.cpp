@@ -24,6 +24,12 @@ using offload::testutil::yamlToObject;
 
 namespace {
 
+/// LinkInputs::find() of \p Args, read as LLD reads them.
+LinkInputs findIn(std::vector<std::string> Args,
+                  LinkInputs::Reading Archives = LinkInputs::Reading::Now) {
+  return LinkInputs::find(LLDCommandLine(std::move(Args)), Archives);
+}
+
 /// A relocatable object with one section of this name, type and flags.
 std::string objectWithSection(StringRef Name, StringRef Type = "SHT_PROGBITS",
                               StringRef Flags = "[ ]") {
@@ -167,7 +173,7 @@ TEST_F(LinkInputsTest, ObjectsAreTheAnswerWhenNoMemberHoldsDeviceCode) {
   std::string Dev = write("dev.o", objectWithSection(".llvm.offloading"));
   std::string Host = write("host.o", objectWithSection(".data"));
   archive("libplain.a", {{"m.o", objectWithSection(".data")}});
-  LinkInputs In = LinkInputs::find(
+  LinkInputs In = findIn(
       {Dev, "-L", Dir.str().str(), "-lplain", "-o", path("out"), Host});
   EXPECT_EQ(In.whyAskLLD(), "");
   LoadedInputs Loaded = In.commandLineLoads();
@@ -186,23 +192,23 @@ TEST_F(LinkInputsTest, MembersWithDeviceCodeAskLLD) {
   std::string Lib =
       archive("libfat.a", {{"a.o", objectWithSection(".data")},
                            {"b.o", objectWithSection(".llvm.offloading")}});
-  LinkInputs In = LinkInputs::find({path("x.o"), Lib});
+  LinkInputs In = findIn({path("x.o"), Lib});
   // x.o does not exist: LLD says so.
   EXPECT_NE(In.whyAskLLD().find("cannot be read"), std::string::npos);
   write("x.o", objectWithSection(".data"));
-  In = LinkInputs::find({path("x.o"), Lib});
+  In = findIn({path("x.o"), Lib});
   EXPECT_EQ(In.whyAskLLD(), "archive " + Lib + " has members with device code");
   EXPECT_TRUE(In.memberMayHoldDeviceCode(Lib, "b.o"));
   EXPECT_FALSE(In.memberMayHoldDeviceCode(Lib, "a.o"));
   // Thin archives: their members' files are read.
   std::string Thin = archive(
       "libthin.a", {{"t.o", objectWithSection(".llvm.offloading")}}, true);
-  In = LinkInputs::find({path("x.o"), Thin});
+  In = findIn({path("x.o"), Thin});
   EXPECT_EQ(In.whyAskLLD(),
             "archive " + Thin + " has members with device code");
   std::string ThinPlain =
       archive("libthinplain.a", {{"u.o", objectWithSection(".data")}}, true);
-  In = LinkInputs::find({path("x.o"), ThinPlain});
+  In = findIn({path("x.o"), ThinPlain});
   EXPECT_EQ(In.whyAskLLD(), "");
 }
 
@@ -214,7 +220,7 @@ TEST_F(LinkInputsTest, ArchivesReadLaterAreAssumedWithoutDeviceCode) {
   std::string Plain =
       archive("libplain.a", {{"p.o", objectWithSection(".data")}});
   LinkInputs In =
-      LinkInputs::find({Host, Fat, Plain}, LinkInputs::Reading::Later);
+      findIn({Host, Fat, Plain}, LinkInputs::Reading::Later);
   // Until read: objects answered, archives taken to hold none.
   EXPECT_TRUE(In.archivesPending());
   EXPECT_EQ(In.whyAskLLD(), "");
@@ -236,7 +242,7 @@ TEST_F(LinkInputsTest, ArchivesReadLaterAreAssumedWithoutDeviceCode) {
   EXPECT_FALSE(In.archiveMayHoldDeviceCode(Plain));
   // Already answered by the objects: nothing pending.
   EXPECT_FALSE(
-      LinkInputs::find({Host, "-lnosuch", Fat}, LinkInputs::Reading::Later)
+      findIn({Host, "-lnosuch", Fat}, LinkInputs::Reading::Later)
           .archivesPending());
 }
 
@@ -253,7 +259,7 @@ TEST_F(LinkInputsTest, MemberSectionTablesReadFromTheFile) {
   std::string Header = formatv("{0,-16}{1,-12}{2,-6}{3,-6}{4,-8}{5,-10}`\n",
                                "cut.o/", "0", "0", "0", "644", Cut.size());
   std::string Bad = write("libbad.a", "!<arch>\n" + Header + Cut);
-  LinkInputs In = LinkInputs::find({Bad});
+  LinkInputs In = findIn({Bad});
   EXPECT_EQ(In.whyAskLLD(), Bad + " cannot be read, or is malformed");
 }
 
@@ -308,7 +314,7 @@ TEST_F(LinkInputsTest, ArchiveMembersReadWithoutMapping) {
       write("libbadname.a", "!<arch>\n" + Header("//", Names.size()) + Names +
                                 Header("/99", Object.size()) + Object);
   EXPECT_EQ(scanArchiveMembers(BadName), std::nullopt);
-  EXPECT_EQ(LinkInputs::find({BadName}).whyAskLLD(),
+  EXPECT_EQ(findIn({BadName}).whyAskLLD(),
             BadName + " cannot be read, or is malformed");
   std::string GoodName =
       write("libgoodname.a", "!<arch>\n" + Header("//", Names.size()) + Names +
@@ -330,9 +336,9 @@ TEST_F(LinkInputsTest, DeviceLinksTakeTheLibrariesTheHostLinkFound) {
   archive("libst.a", {{"st.o", objectWithSymbols({"st"}, {})}});
   write("libst.so", sharedObject({"st"}, {}));
   std::string L = "-L" + Dir.str().str();
-  LinkInputs Host = LinkInputs::find({L, "-ls", "-ld", "-Bstatic", "-lst"});
+  LinkInputs Host = findIn({L, "-ls", "-ld", "-Bstatic", "-lst"});
   ASSERT_EQ(Host.whyAskLLD(), "");
-  SearchPaths Same = getSearchPaths({L, "-L/elsewhere"});
+  SearchPaths Same = LLDCommandLine(std::vector<std::string>{L, "-L/elsewhere"}).searchPaths();
   std::optional<LinkInputs::FoundLibrary> S = Host.foundLibrary("s", Same);
   ASSERT_TRUE(S.has_value());
   EXPECT_EQ(S->Path, path("libs.a"));
@@ -346,9 +352,9 @@ TEST_F(LinkInputsTest, DeviceLinksTakeTheLibrariesTheHostLinkFound) {
   EXPECT_FALSE(Host.foundLibrary("nosuch", Same).has_value());
   // Other directories first, or another sysroot: not known either.
   EXPECT_FALSE(
-      Host.foundLibrary("s", getSearchPaths({"-L/elsewhere", L})).has_value());
+      Host.foundLibrary("s", LLDCommandLine(std::vector<std::string>{"-L/elsewhere", L}).searchPaths()).has_value());
   EXPECT_FALSE(
-      Host.foundLibrary("s", getSearchPaths({L, "--sysroot=/x"})).has_value());
+      Host.foundLibrary("s", LLDCommandLine(std::vector<std::string>{L, "--sysroot=/x"}).searchPaths()).has_value());
 
   // A device link takes what the host link found, without looking again
   // (libs.a is gone, and would not be found now); the rest it looks for.
@@ -370,55 +376,55 @@ TEST_F(LinkInputsTest, WhatLLDMustAnswer) {
   write("x.o", objectWithSection(".data"));
   std::string Dev = write("dev.o", objectWithSection(".llvm.offloading"));
   // A library not in the search path, an unknown option, a missing value.
-  EXPECT_EQ(LinkInputs::find({path("x.o"), "-lnosuch"}).whyAskLLD(),
+  EXPECT_EQ(findIn({path("x.o"), "-lnosuch"}).whyAskLLD(),
             "library -lnosuch is not in the search path");
-  EXPECT_EQ(LinkInputs::find({path("x.o"), "--no-such-option"}).whyAskLLD(),
+  EXPECT_EQ(findIn({path("x.o"), "--no-such-option"}).whyAskLLD(),
             "unknown option --no-such-option");
-  EXPECT_EQ(LinkInputs::find({path("x.o"), "-o"}).whyAskLLD(),
+  EXPECT_EQ(findIn({path("x.o"), "-o"}).whyAskLLD(),
             "an option lacks its value");
   // A lazy object with device code: only LLD knows if it is taken.
-  EXPECT_EQ(LinkInputs::find({path("x.o"), "--start-lib", Dev, "--end-lib"})
+  EXPECT_EQ(findIn({path("x.o"), "--start-lib", Dev, "--end-lib"})
                 .whyAskLLD(),
             Dev + " is between --start-lib and --end-lib and has device code");
-  EXPECT_EQ(LinkInputs::find({Dev, "--start-lib", path("x.o"), "--end-lib"})
+  EXPECT_EQ(findIn({Dev, "--start-lib", path("x.o"), "--end-lib"})
                 .whyAskLLD(),
             "");
   // Values of options are not inputs; --format=binary inputs are data.
-  LinkInputs In = LinkInputs::find({"-soname", "libdoesnotexist.so", "-T",
+  LinkInputs In = findIn({"-soname", "libdoesnotexist.so", "-T",
                                     path("x.o"), "--format=binary", Dev});
   EXPECT_EQ(In.whyAskLLD(), "");
   EXPECT_TRUE(In.commandLineLoads().Files.empty());
 }
 
 TEST(OptionPrintingToStdoutTest, OptionsThatPrintWhereTheTraceGoes) {
-  EXPECT_EQ(optionPrintingToStdout({"a.o", "-o", "x"}), std::nullopt);
-  EXPECT_EQ(optionPrintingToStdout({"a.o", "--trace"}), std::nullopt);
-  EXPECT_EQ(optionPrintingToStdout({"a.o", "-Map", "x.map"}), std::nullopt);
-  EXPECT_EQ(optionPrintingToStdout({"a.o", "-y", "main"}), "-y main");
-  EXPECT_EQ(optionPrintingToStdout({"--print-gc-sections"}),
+  EXPECT_EQ(LLDCommandLine(std::vector<std::string>{"a.o", "-o", "x"}).optionPrintingToStdout(), std::nullopt);
+  EXPECT_EQ(LLDCommandLine(std::vector<std::string>{"a.o", "--trace"}).optionPrintingToStdout(), std::nullopt);
+  EXPECT_EQ(LLDCommandLine(std::vector<std::string>{"a.o", "-Map", "x.map"}).optionPrintingToStdout(), std::nullopt);
+  EXPECT_EQ(LLDCommandLine(std::vector<std::string>{"a.o", "-y", "main"}).optionPrintingToStdout(), "-y main");
+  EXPECT_EQ(LLDCommandLine(std::vector<std::string>{"--print-gc-sections"}).optionPrintingToStdout(),
             "--print-gc-sections");
-  EXPECT_EQ(optionPrintingToStdout({"-M"}), "-M");
-  EXPECT_EQ(optionPrintingToStdout({"-Map=-"}), "-Map=-");
-  EXPECT_EQ(optionPrintingToStdout({"--why-extract=-"}), "--why-extract=-");
-  EXPECT_EQ(optionPrintingToStdout({"--print-archive-stats=x"}),
+  EXPECT_EQ(LLDCommandLine(std::vector<std::string>{"-M"}).optionPrintingToStdout(), "-M");
+  EXPECT_EQ(LLDCommandLine(std::vector<std::string>{"-Map=-"}).optionPrintingToStdout(), "-Map=-");
+  EXPECT_EQ(LLDCommandLine(std::vector<std::string>{"--why-extract=-"}).optionPrintingToStdout(), "--why-extract=-");
+  EXPECT_EQ(LLDCommandLine(std::vector<std::string>{"--print-archive-stats=x"}).optionPrintingToStdout(),
             "--print-archive-stats=x");
 }
 
 TEST(ReleaseOptionsTest, TheLastSpellingDecides) {
-  EXPECT_FALSE(collectsUnusedSections({"a.o"}));
-  EXPECT_TRUE(collectsUnusedSections({"a.o", "--gc-sections"}));
-  EXPECT_TRUE(collectsUnusedSections({"-gc-sections", "a.o"}));
-  EXPECT_FALSE(collectsUnusedSections({"--gc-sections", "--no-gc-sections"}));
-  EXPECT_TRUE(collectsUnusedSections({"--no-gc-sections", "--gc-sections"}));
+  EXPECT_FALSE(LLDCommandLine(std::vector<std::string>{"a.o"}).collectsUnusedSections());
+  EXPECT_TRUE(LLDCommandLine(std::vector<std::string>{"a.o", "--gc-sections"}).collectsUnusedSections());
+  EXPECT_TRUE(LLDCommandLine(std::vector<std::string>{"-gc-sections", "a.o"}).collectsUnusedSections());
+  EXPECT_FALSE(LLDCommandLine(std::vector<std::string>{"--gc-sections", "--no-gc-sections"}).collectsUnusedSections());
+  EXPECT_TRUE(LLDCommandLine(std::vector<std::string>{"--no-gc-sections", "--gc-sections"}).collectsUnusedSections());
   // An option's value is not an option.
-  EXPECT_FALSE(collectsUnusedSections({"-o", "--gc-sections"}));
+  EXPECT_FALSE(LLDCommandLine(std::vector<std::string>{"-o", "--gc-sections"}).collectsUnusedSections());
 
-  EXPECT_FALSE(foldsAllIdenticalCode({"a.o"}));
-  EXPECT_TRUE(foldsAllIdenticalCode({"--icf=all"}));
-  EXPECT_TRUE(foldsAllIdenticalCode({"-icf=all"}));
-  EXPECT_FALSE(foldsAllIdenticalCode({"--icf=safe"}));
-  EXPECT_FALSE(foldsAllIdenticalCode({"--icf=all", "--icf=none"}));
-  EXPECT_TRUE(foldsAllIdenticalCode({"--icf=safe", "--icf=all"}));
+  EXPECT_FALSE(LLDCommandLine(std::vector<std::string>{"a.o"}).foldsAllIdenticalCode());
+  EXPECT_TRUE(LLDCommandLine(std::vector<std::string>{"--icf=all"}).foldsAllIdenticalCode());
+  EXPECT_TRUE(LLDCommandLine(std::vector<std::string>{"-icf=all"}).foldsAllIdenticalCode());
+  EXPECT_FALSE(LLDCommandLine(std::vector<std::string>{"--icf=safe"}).foldsAllIdenticalCode());
+  EXPECT_FALSE(LLDCommandLine(std::vector<std::string>{"--icf=all", "--icf=none"}).foldsAllIdenticalCode());
+  EXPECT_TRUE(LLDCommandLine(std::vector<std::string>{"--icf=safe", "--icf=all"}).foldsAllIdenticalCode());
 }
 
 TEST_F(LinkInputsTest, DeviceLinksLeaveStaticArchivesOut) {

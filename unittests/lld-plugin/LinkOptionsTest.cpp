@@ -34,7 +34,7 @@ TEST(LinkOptions, ValueJoinedOrNext) {
         {"-offload-jobs", "3", "a.o"}}) {
     LinkCommandLine CL = parse(Args);
     EXPECT_EQ(CL.Offload.Jobs, 3u) << Args.front();
-    EXPECT_EQ(CL.LLDArgs, Strings{"a.o"}) << Args.front();
+    EXPECT_EQ(CL.LLD.args(), Strings{"a.o"}) << Args.front();
   }
   // The next argument is the value even when it looks like an option.
   LinkCommandLine CL =
@@ -47,7 +47,7 @@ TEST(LinkOptions, ValueJoinedOrNext) {
   EXPECT_EQ(
       CL.Offload.DeviceLibs[0],
       std::make_pair(std::string("amdgcn-amd-amdhsa"), std::string("ocml.bc")));
-  EXPECT_EQ(CL.LLDArgs, Strings{"a.o"});
+  EXPECT_EQ(CL.LLD.args(), Strings{"a.o"});
 }
 
 // Ours are taken out before LLD sees them: -offload-verbose is not
@@ -57,7 +57,7 @@ TEST(LinkOptions, OneDashIsOurs) {
   EXPECT_TRUE(CL.Offload.Verbose);
   EXPECT_TRUE(CL.Offload.Disabled);
   EXPECT_EQ(CL.Output, "a.out");
-  EXPECT_EQ(CL.LLDArgs, Strings{"a.o"});
+  EXPECT_EQ(CL.LLD.args(), Strings{"a.o"});
 }
 
 // Everything else reaches LLD as written and in order (--reproduce records
@@ -81,8 +81,9 @@ TEST(LinkOptions, LLDArgumentsUnchanged) {
                   "-lfoo",
                   "-z",
                   "now"};
-  EXPECT_EQ(CL.LLDArgs, Want);
-  EXPECT_EQ(CL.Output, "-offload-save-temps");
+  EXPECT_EQ(CL.LLD.args(), Want);
+  // The last -o wins, and -omagic is -o magic (ld.lld writes "magic").
+  EXPECT_EQ(CL.Output, "magic");
   EXPECT_FALSE(CL.Offload.SaveTemps);
   EXPECT_TRUE(CL.Offload.Verbose);
   EXPECT_EQ(CL.Offload.Jobs, 2u);
@@ -95,13 +96,13 @@ TEST(LinkOptions, CompressLevelJoinedOnly) {
   LinkCommandLine Alone = parse({"--offload-compress", "5"});
   EXPECT_TRUE(Alone.Offload.Compress);
   EXPECT_EQ(Alone.Offload.CompressionLevel, 3);
-  EXPECT_EQ(Alone.LLDArgs, Strings{"5"});
+  EXPECT_EQ(Alone.LLD.args(), Strings{"5"});
   LinkCommandLine Joined =
       parse({"-offload-compress=5", "--offload-compress-version", "2"});
   EXPECT_TRUE(Joined.Offload.Compress);
   EXPECT_EQ(Joined.Offload.CompressionLevel, 5);
   EXPECT_EQ(Joined.Offload.CompressionVersion, 2);
-  EXPECT_TRUE(Joined.LLDArgs.empty());
+  EXPECT_TRUE(Joined.LLD.args().empty());
 }
 
 // Response files are expanded first: what they hold is split the same way.
@@ -119,7 +120,7 @@ TEST(LinkOptions, ResponseFileExpandedFirst) {
   LinkCommandLine CL = parse({At.c_str(), "c.o"});
   EXPECT_EQ(CL.Offload.Jobs, 2u);
   EXPECT_EQ(CL.Offload.ExtractArchs, Strings{"gfx90a"});
-  EXPECT_EQ(CL.LLDArgs, (Strings{"a b.o", "c.o"}));
+  EXPECT_EQ(CL.LLD.args(), (Strings{"a b.o", "c.o"}));
 }
 
 // What is wrong with one of ours is an error, in these words.
@@ -206,15 +207,19 @@ TEST(LinkOptions, EveryListedOptionIsHandled) {
   }
 }
 
-// -ofile names the output; LLD's long options that begin with 'o' and may
-// be written with one dash do not.
-TEST(LinkOptions, JoinedOutputIsNotALongOption) {
+// The output as ld.lld reads it, with its option table: -ofile names it,
+// and so do -omagic and -oformat=binary (ld.lld 22 writes "magic" and
+// "format=binary": --omagic and --oformat take two dashes), while
+// -orphan-handling=warn is an option.
+TEST(LinkOptions, OutputAsLLDReadsIt) {
   EXPECT_EQ(parse({"a.o", "-oapp"}).Output, "app");
   EXPECT_EQ(parse({"a.o", "-o", "app"}).Output, "app");
   EXPECT_EQ(parse({"a.o", "--output=app"}).Output, "app");
-  for (const char *Long :
-       {"-omagic", "-oformat=binary", "-opt-remarks-filename=r.yaml",
-        "-orphan-handling=warn"})
+  EXPECT_EQ(parse({"a.o", "--output", "app"}).Output, "app");
+  EXPECT_EQ(parse({"a.o", "-omagic"}).Output, "magic");
+  EXPECT_EQ(parse({"a.o", "-oformat=binary"}).Output, "format=binary");
+  for (const char *Long : {"-orphan-handling=warn", "--omagic",
+                           "--oformat=binary", "-o"})
     EXPECT_EQ(parse({"a.o", Long}).Output, "a.out") << Long;
 }
 
@@ -222,11 +227,12 @@ TEST(LinkOptions, JoinedOutputIsNotALongOption) {
 // their values, and LLD's own options stay.
 TEST(LinkOptions, ProbeDropsOutputs) {
   std::vector<std::string> Probe =
-      probeArguments({"a.o", "-o", "app", "-Map", "m.map", "-oformat=elf",
-                      "-omagic", "--why-extract=w.txt", "-lfoo"});
+      LLDCommandLine(Strings{"a.o", "-o", "app", "-Map", "m.map",
+                             "--oformat=elf", "-omagic", "--why-extract=w.txt",
+                             "-lfoo", "-t", "-y", "main", "--time-trace=t.json"})
+          .probeArguments();
   std::vector<std::string> Want = {"a.o",
-                                   "-oformat=elf",
-                                   "-omagic",
+                                   "--oformat=elf",
                                    "-lfoo",
                                    "--unresolved-symbols=ignore-all",
                                    "--noinhibit-exec",
@@ -239,7 +245,8 @@ TEST(LinkOptions, ProbeDropsOutputs) {
 // the loop stepped past the end and read out of bounds).
 TEST(LinkOptions, ProbeWithAValueMissingAtTheEnd) {
   for (const char *Last : {"-o", "--output", "-Map", "-y", "--trace-symbol"}) {
-    std::vector<std::string> Probe = probeArguments({"a.o", Last});
+    std::vector<std::string> Probe =
+        LLDCommandLine(Strings{"a.o", Last}).probeArguments();
     ASSERT_FALSE(Probe.empty());
     EXPECT_EQ(Probe.front(), "a.o") << Last;
     EXPECT_EQ(Probe.back(), "/dev/null") << Last;
@@ -252,12 +259,12 @@ TEST(LinkOptions, ResourceUsageTakesAJoinedFileOnly) {
   LinkCommandLine Alone = parse({"--offload-resource-usage", "a.o"});
   EXPECT_TRUE(Alone.Offload.PrintResourceUsage);
   EXPECT_TRUE(Alone.Offload.ResourceUsageFile.empty());
-  EXPECT_EQ(Alone.LLDArgs, std::vector<std::string>{"a.o"});
+  EXPECT_EQ(Alone.LLD.args(), std::vector<std::string>{"a.o"});
 
   LinkCommandLine ToFile = parse({"-offload-resource-usage=r.json", "a.o"});
   EXPECT_FALSE(ToFile.Offload.PrintResourceUsage);
   EXPECT_EQ(ToFile.Offload.ResourceUsageFile, "r.json");
-  EXPECT_EQ(ToFile.LLDArgs, std::vector<std::string>{"a.o"});
+  EXPECT_EQ(ToFile.LLD.args(), std::vector<std::string>{"a.o"});
 
   LinkCommandLine Both = parse(
       {"--offload-resource-usage", "--offload-resource-usage=r.json", "a.o"});
@@ -277,17 +284,54 @@ TEST(LinkOptions, NamesLibraryInEverySpelling) {
         Args{"--library=omptarget"}, Args{"--library", "omptarget"},
         Args{"-l:libomptarget.so"}, Args{"-l:libomptarget.so.22"},
         Args{"/usr/lib/llvm-22/lib/libomptarget.so"}, Args{"libomptarget.a"}})
-    EXPECT_TRUE(namesLibrary(A, "omptarget")) << A.front();
+    EXPECT_TRUE(LLDCommandLine(A).namesLibrary("omptarget")) << A.front();
   for (const Args &A :
        {Args{"-lomptarget2"}, Args{"-lomp"}, Args{"-l:libomp.so"},
         Args{"/x/libomptarget-nvptx.bc"}, Args{"-o", "x"}, Args{"-l"},
         Args{"-L/libomptarget.so"}, Args{"-lto-O2"}})
-    EXPECT_FALSE(namesLibrary(A, "omptarget")) << A.front();
-  EXPECT_TRUE(linksOffloadRuntime({"a.o", "-lomptarget"}));
-  EXPECT_TRUE(namesLibrary({"-lgomp"}, "gomp"));
+    EXPECT_FALSE(LLDCommandLine(A).namesLibrary("omptarget")) << A.front();
   EXPECT_TRUE(
-      namesLibrary({"/usr/lib/gcc/x86_64-linux-gnu/12/libgomp.so"}, "gomp"));
-  EXPECT_FALSE(namesLibrary({"-lgomp"}, "omp"));
+      linksOffloadRuntime(LLDCommandLine(Strings{"a.o", "-lomptarget"})));
+  EXPECT_TRUE(LLDCommandLine(Strings{"-lgomp"}).namesLibrary("gomp"));
+  EXPECT_TRUE(
+      LLDCommandLine(Strings{"/usr/lib/gcc/x86_64-linux-gnu/12/libgomp.so"})
+          .namesLibrary("gomp"));
+  EXPECT_FALSE(LLDCommandLine(Strings{"-lgomp"}).namesLibrary("omp"));
+}
+
+// What the link asks of LLD's options, each from LLD's reading.
+TEST(LLDCommandLine, TimeTraceAndVersionTakenOut) {
+  LLDCommandLine LLD(Strings{"a.o", "--time-trace", "-o", "x",
+                             "--time-trace-granularity=50", "-v", "-V"});
+  TimeTraceRequest T = LLD.timeTrace();
+  EXPECT_TRUE(T.Enabled);
+  EXPECT_EQ(T.File, "");
+  EXPECT_EQ(T.Granularity, 50u);
+  EXPECT_TRUE(LLD.printsVersion());
+  EXPECT_EQ(LLD.withoutTimeTrace().withoutVersion().args(),
+            (Strings{"a.o", "-o", "x"}));
+  EXPECT_EQ(LLDCommandLine(Strings{"--time-trace=t.json"}).timeTrace().File,
+            "t.json");
+  // LLD 11-16's spelling, which LLD 22 does not know.
+  LLDCommandLine Old(Strings{"--time-trace", "--time-trace-file=o.json"});
+  EXPECT_EQ(Old.timeTrace().File, "o.json");
+  EXPECT_TRUE(Old.withoutTimeTrace().args().empty());
+  EXPECT_FALSE(LLDCommandLine(Strings{"a.o"}).timeTrace().Enabled);
+}
+
+TEST(LLDCommandLine, KindOfLink) {
+  EXPECT_TRUE(LLDCommandLine(Strings{"-r"}).relocatable());
+  EXPECT_TRUE(LLDCommandLine(Strings{"--relocatable"}).relocatable());
+  EXPECT_TRUE(LLDCommandLine(Strings{"-Bshareable"}).shared());
+  EXPECT_TRUE(LLDCommandLine(Strings{"-shared"}).shared());
+  EXPECT_TRUE(LLDCommandLine(Strings{"--help"}).printsHelp());
+  EXPECT_TRUE(LLDCommandLine(Strings{"--version"}).printsVersionOnly());
+  EXPECT_FALSE(LLDCommandLine(Strings{"-v"}).printsVersionOnly());
+  // "-rpath" is not -r, "-o -r" names an output.
+  EXPECT_FALSE(LLDCommandLine(Strings{"-rpath", "/x"}).relocatable());
+  EXPECT_FALSE(LLDCommandLine(Strings{"-o", "-r"}).relocatable());
+  EXPECT_TRUE(LLDCommandLine(Strings{"-t"}).asksForTrace());
+  EXPECT_FALSE(LLDCommandLine(Strings{"-trace-symbol=x"}).asksForTrace());
 }
 
 } // namespace
