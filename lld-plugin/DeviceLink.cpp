@@ -397,7 +397,8 @@ static Error runProgram(const PreparedDeviceLink &Link, StringRef LogFile) {
 /// recovery, so that whatever goes wrong in it (an error, a fatal error, a
 /// crash) comes back here; Out and Err get LLD's messages. Returns LLD's
 /// exit code.
-static int runLLDForDeviceLink(const PreparedDeviceLink &Link,
+static int runLLDForDeviceLink(LLDSession &Session,
+                               const PreparedDeviceLink &Link,
                                ArrayRef<std::string> Args, std::string &Out,
                                std::string &Err) {
   std::string Inputs;
@@ -407,21 +408,18 @@ static int runLLDForDeviceLink(const PreparedDeviceLink &Link,
                 " (images: " + Inputs + ")");
   std::vector<std::string> OneThread(Args.begin(), Args.end());
   OneThread.push_back("--threads=1");
-  // --threads sets LLVM's process-wide strategy, which later links without
-  // the option (the host link) would inherit: put it back.
-  ThreadPoolStrategy Strategy = parallel::strategy;
-  int RC = runLLDCapturing(OneThread, Out, Err);
-  parallel::strategy = Strategy;
+  int RC = Session.runCapturing(OneThread, Out, Err);
   setCrashPhase("");
   return RC;
 }
 
 /// Runs \p Link with its every library, in this process.
-static Error runWithEveryLibrary(PreparedDeviceLink &Link) {
+static Error runWithEveryLibrary(LLDSession &Session,
+                                 PreparedDeviceLink &Link) {
   Link.Libraries = DeviceLinkLibraries();
   std::string Out, Err;
-  if (runLLDForDeviceLink(Link, Link.FullArgs, Out, Err) != 0 ||
-      !canRunLLDAgain())
+  if (runLLDForDeviceLink(Session, Link, Link.FullArgs, Out, Err) != 0 ||
+      !Session.canRunAgain())
     return deviceLinkError(Link, Out + Err);
   return Error::success();
 }
@@ -433,7 +431,8 @@ bool omittedArchivesNeeded(ArrayRef<PreparedDeviceLink> Links) {
   });
 }
 
-static Error runInProcess(MutableArrayRef<PreparedDeviceLink> Links,
+static Error runInProcess(LLDSession &Session,
+                          MutableArrayRef<PreparedDeviceLink> Links,
                           const WorkDir &Dir) {
   for (PreparedDeviceLink &Link : Links) {
     if (Link.Cached)
@@ -453,18 +452,18 @@ static Error runInProcess(MutableArrayRef<PreparedDeviceLink> Links,
       continue;
     }
     std::string Out, Err;
-    int RC = runLLDForDeviceLink(Link, Link.Args, Out, Err);
+    int RC = runLLDForDeviceLink(Session, Link, Link.Args, Out, Err);
     // Without the host's static archives, a link that fails may need one.
-    if (Link.omitsArchives() && canRunLLDAgain()) {
+    if (Link.omitsArchives() && Session.canRunAgain()) {
       if (RC == 0) {
         Link.Trace = std::move(Out);
         continue;
       }
-      if (Error E = runWithEveryLibrary(Link))
+      if (Error E = runWithEveryLibrary(Session, Link))
         return E;
       continue;
     }
-    if (RC != 0 || !canRunLLDAgain())
+    if (RC != 0 || !Session.canRunAgain())
       return deviceLinkError(Link, Out + Err);
   }
   return Error::success();
@@ -480,17 +479,18 @@ struct RunningLink {
 };
 } // namespace
 
-Error runDeviceLinks(MutableArrayRef<PreparedDeviceLink> Links,
+Error runDeviceLinks(LLDSession &Session,
+                     MutableArrayRef<PreparedDeviceLink> Links,
                      const OffloadOptions &Options, StringRef Self,
                      const WorkDir &Dir) {
   JobserverClient *Jobserver =
-      Options.UseJobserver ? JobserverClient::getInstance() : nullptr;
+      Options.UseJobserver ? Session.jobserver() : nullptr;
   unsigned MaxJobs = Options.UseJobserver ? UINT_MAX : Options.Jobs;
   // One link, one slot, or no jobserver to ask: no need for workers.
   size_t ToRun = llvm::count_if(
       Links, [](const PreparedDeviceLink &Link) { return !Link.Cached; });
   if (ToRun <= 1 || MaxJobs == 1 || (Options.UseJobserver && !Jobserver))
-    return runInProcess(Links, Dir);
+    return runInProcess(Session, Links, Dir);
 
   // Our workers' environment: ours, plus who their parent is.
   std::string ParentPrefix = std::string(WorkerParentVar) + "=";
@@ -600,7 +600,7 @@ Error runDeviceLinks(MutableArrayRef<PreparedDeviceLink> Links,
   if (Failure)
     return Failure;
   for (PreparedDeviceLink *Link : Again)
-    if (Error E = runWithEveryLibrary(*Link))
+    if (Error E = runWithEveryLibrary(Session, *Link))
       return E;
   return Error::success();
 }

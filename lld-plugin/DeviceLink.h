@@ -96,7 +96,8 @@ prepareDeviceLink(const DeviceLinkJob &Job, const HostLinkInfo &Host,
 /// parallel links. On failure the error names the job and its inputs and
 /// carries LLD's messages. A link that leaves the host's static archives out
 /// and fails runs again with them; one that succeeds keeps its trace.
-llvm::Error runDeviceLinks(llvm::MutableArrayRef<PreparedDeviceLink> Links,
+llvm::Error runDeviceLinks(LLDSession &Session,
+                           llvm::MutableArrayRef<PreparedDeviceLink> Links,
                            const OffloadOptions &Options, llvm::StringRef Self,
                            const WorkDir &Dir);
 

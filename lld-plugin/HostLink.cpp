@@ -80,8 +80,9 @@ static void keepArchiveStats(const LinkCommandLine &CL, const WorkDir &Dir,
     reportWarning(Kept.takeError());
 }
 
-int linkHost(const LinkCommandLine &CL, ArrayRef<std::string> Extra,
-             const WorkDir *Dir, LoadedInputs *Traced) {
+int linkHost(LLDSession &Session, const LinkCommandLine &CL,
+             ArrayRef<std::string> Extra, const WorkDir *Dir,
+             LoadedInputs *Traced) {
   std::vector<std::string> Args = CL.LLD.args();
   llvm::append_range(Args, Extra);
   if (CL.Offload.Verbose || CL.Offload.DryRun)
@@ -91,12 +92,12 @@ int linkHost(const LinkCommandLine &CL, ArrayRef<std::string> Extra,
   setCrashPhase("in the host link");
   // The host link is the process's last: its state is left to the exit.
   if (!Traced)
-    return runLLD(Args, outs(), errs(), AfterLink::Keep);
+    return Session.run(Args, outs(), errs(), AfterLink::Keep);
   ArchiveStats Stats(Dir->path("archive-stats.txt"));
   llvm::append_range(Args, traceArguments(Stats));
   std::string Out;
   raw_string_ostream OutOS(Out);
-  int Status = runLLD(Args, OutOS, errs(), AfterLink::Keep);
+  int Status = Session.run(Args, OutOS, errs(), AfterLink::Keep);
   *Traced = readLoadedInputs(Out, Stats.read(), Dir->dir() + "/");
   keepArchiveStats(CL, *Dir, *Traced);
   if (CL.LLD.asksForTrace())
@@ -104,21 +105,21 @@ int linkHost(const LinkCommandLine &CL, ArrayRef<std::string> Extra,
   return Status;
 }
 
-int printInfo(const LinkCommandLine &CL) {
+int printInfo(LLDSession &Session, const LinkCommandLine &CL) {
   std::string Out;
   raw_string_ostream OS(Out);
-  int Status = runLLD(CL.LLD.args(), OS, errs());
+  int Status = Session.run(CL.LLD.args(), OS, errs());
   printInfo(outs(), Out, CL.Help);
   return Status;
 }
 
-Expected<LoadedInputs> askLLD(const LinkCommandLine &CL, const WorkDir &Dir,
-                              StringRef Why) {
+Expected<LoadedInputs> askLLD(LLDSession &Session, const LinkCommandLine &CL,
+                              const WorkDir &Dir, StringRef Why) {
   if (CL.Offload.Verbose)
     errs() << ToolName << ": asking LLD what the link loads (" << Why << ")\n";
   Pass P("ask LLD what the link loads", CL.Offload.Verbose);
   setCrashPhase("while asking LLD what the link loads");
-  Expected<LoadedInputs> Loaded = traceLoadedInputs(CL.LLD, Dir.dir());
+  Expected<LoadedInputs> Loaded = traceLoadedInputs(Session, CL.LLD, Dir.dir());
   if (Loaded)
     keepArchiveStats(CL, Dir, *Loaded);
   return Loaded;

@@ -69,17 +69,19 @@ private:
 /// reports what the link loads, into \p Traced (inputs under \p Dir, ours,
 /// left out), and its standard output is printed only if the command line
 /// asked for --trace itself. Returns LLD's status.
-int linkHost(const LinkCommandLine &CL, llvm::ArrayRef<std::string> Extra,
-             const WorkDir *Dir = nullptr, LoadedInputs *Traced = nullptr);
+int linkHost(LLDSession &Session, const LinkCommandLine &CL,
+             llvm::ArrayRef<std::string> Extra, const WorkDir *Dir = nullptr,
+             LoadedInputs *Traced = nullptr);
 
 /// What LLD prints for an informational command line (--version, --help),
 /// with what is ours added. Returns LLD's status.
-int printInfo(const LinkCommandLine &CL);
+int printInfo(LLDSession &Session, const LinkCommandLine &CL);
 
 /// Asks LLD what the link loads (a probe that stops once symbols are
 /// resolved), for the reason \p Why. A host link that fails fails here,
 /// with LLD's messages.
-llvm::Expected<LoadedInputs> askLLD(const LinkCommandLine &CL,
+llvm::Expected<LoadedInputs> askLLD(LLDSession &Session,
+                                    const LinkCommandLine &CL,
                                     const WorkDir &Dir, llvm::StringRef Why);
 
 /// What keeps the inputs' offload entries, and what they name, as they are

@@ -26,7 +26,6 @@
 
 #include "lld/Common/Filesystem.h"
 
-#include "llvm/Support/Jobserver.h"
 
 #include <future>
 
@@ -37,8 +36,11 @@ namespace {
 
 /// Everything the passes of one link share.
 struct LinkState {
-  LinkState(const LinkCommandLine &CL, const WorkDir &Dir, StringRef Self)
-      : CL(CL), Opts(CL.Offload), Dir(Dir), Self(Self.str()) {}
+  LinkState(LLDSession &Session, const LinkCommandLine &CL, const WorkDir &Dir,
+            StringRef Self)
+      : Session(Session), CL(CL), Opts(CL.Offload), Dir(Dir),
+        Self(Self.str()) {}
+  LLDSession &Session;
   const LinkCommandLine &CL;
   const OffloadOptions &Opts;
   const WorkDir &Dir;
@@ -99,7 +101,7 @@ int plan(LinkState &S, const LoadedInputs &Loaded) {
 /// A host link that fails fails here: LLD's messages say why, as ld.lld
 /// says them.
 int planFromLLD(LinkState &S, StringRef Why) {
-  Expected<LoadedInputs> Loaded = askLLD(S.CL, S.Dir, Why);
+  Expected<LoadedInputs> Loaded = askLLD(S.Session, S.CL, S.Dir, Why);
   if (!Loaded) {
     errs() << toString(Loaded.takeError()) << "\n";
     return 1;
@@ -125,7 +127,7 @@ Findings linkHost(LinkState &S, ArrayRef<std::string> Extra) {
   Pass P("host link", S.Opts.Verbose);
   if (S.Traced)
     F.HostLoaded.emplace();
-  F.Status = linkHost(S.CL, Extra, &S.Dir,
+  F.Status = linkHost(S.Session, S.CL, Extra, &S.Dir,
                       F.HostLoaded ? &*F.HostLoaded : nullptr);
   if (F.Status == 0)
     dropWorkFiles(S.CL, S.Dir);
@@ -179,7 +181,7 @@ Findings linkRound(LinkState &S) {
   // Link the device code, in parallel when asked.
   {
     Pass P("device links", S.Opts.Verbose);
-    if (Error E = runDeviceLinks(*Links, S.Opts, S.Self, S.Dir))
+    if (Error E = runDeviceLinks(S.Session, *Links, S.Opts, S.Self, S.Dir))
       return failed(std::move(E));
   }
   if (Error E = reportResourceUsage(*Links, S.Opts, S.CL.Output, errs(),
@@ -257,7 +259,7 @@ Expected<Verdict> decide(LinkState &S, const Findings &F, unsigned Round) {
 /// the offload entries are kept under --gc-sections, for the link that
 /// takes the output). A helper removes LLD's temporary output, and the
 /// work directory, if the link is killed.
-int linkAsLLD(const LinkCommandLine &CL) {
+int linkAsLLD(LLDSession &Session, const LinkCommandLine &CL) {
   std::unique_ptr<WorkDir> Dir;
   if (!CL.Offload.Disabled && CL.LLD.collectsUnusedSections()) {
     Expected<std::unique_ptr<WorkDir>> Made =
@@ -274,7 +276,7 @@ int linkAsLLD(const LinkCommandLine &CL) {
       Dir ? keepEntries(CL, *Dir, nullptr) : std::vector<std::string>();
   if (!Keep)
     return reportError(Keep.takeError());
-  int Status = linkHost(CL, *Keep);
+  int Status = linkHost(Session, CL, *Keep);
   if (Status == 0 && Dir)
     dropWorkFiles(CL, *Dir);
   return Status;
@@ -311,7 +313,7 @@ int planFromWhatIsKnown(LinkState &S) {
 
 } // namespace
 
-int link(ArrayRef<const char *> Args, StringRef Self) {
+int link(ArrayRef<const char *> Args, StringRef Self, LLDSession &Session) {
   // Split our --offload-* options from LLD's.
   Expected<LinkCommandLine> Parsed =
       parseLinkCommandLine(Args, LLD_OFFLOAD_RUNTIME_PATH);
@@ -321,12 +323,12 @@ int link(ArrayRef<const char *> Args, StringRef Self) {
   // Join make's jobserver before this process opens a file of its own (its
   // pipe is named by descriptor numbers, which a file of ours could take).
   if (CL.Offload.UseJobserver)
-    (void)JobserverClient::getInstance();
+    Session.joinJobserver();
   // Record the time trace of the whole link, when asked.
   TimeTrace Trace(CL);
   // --version, --help, or -v without input files: LLD's text, with ours.
   if (CL.InfoOnly || (CL.PrintsVersion && !CL.LLD.namesInputFiles()))
-    return printInfo(CL);
+    return printInfo(Session, CL);
   if (CL.PrintsVersion) {
     outs() << versionLine();
     CL.LLD = CL.LLD.withoutVersion();
@@ -334,7 +336,7 @@ int link(ArrayRef<const char *> Args, StringRef Self) {
   // Nothing of ours to do: LLD alone.
   if (CL.Offload.Disabled ||
       (CL.Relocatable && CL.Offload.Relocatable == RelocatableMode::Fat))
-    return linkAsLLD(CL);
+    return linkAsLLD(Session, CL);
   // Fail now if the output cannot be written, with LLD's words.
   if (!CL.Offload.DryRun)
     if (std::error_code EC = lld::tryCreateFile(CL.Output))
@@ -350,7 +352,7 @@ int link(ArrayRef<const char *> Args, StringRef Self) {
       CL.Output, CL.Offload.SaveTemps ? StringRef() : StringRef((*Dir)->dir()));
   if (!Guard)
     return reportError(Guard.takeError());
-  LinkState S(CL, **Dir, Self);
+  LinkState S(Session, CL, **Dir, Self);
   // Find the inputs; read their archives' members beside the device links.
   findInputs(S);
   // The device-link cache, when one is asked for.

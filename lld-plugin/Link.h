@@ -13,10 +13,14 @@
 
 namespace offload {
 
+class LLDSession;
+
 /// Links as \p Args (argv without argv[0]) ask: our --offload-* options and
-/// ld.lld's. \p Self is this executable, which parallel device links run as
-/// workers. Says what went wrong, and returns the status to exit with.
-int link(llvm::ArrayRef<const char *> Args, llvm::StringRef Self);
+/// ld.lld's, running LLD in \p Session. \p Self is this executable, which
+/// parallel device links run as workers. Says what went wrong, and returns
+/// the status to exit with.
+int link(llvm::ArrayRef<const char *> Args, llvm::StringRef Self,
+         LLDSession &Session);
 
 } // namespace offload
 

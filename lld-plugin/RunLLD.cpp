@@ -11,6 +11,7 @@
 #include "llvm/Support/CrashRecoveryContext.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Parallel.h"
 #include "llvm/Support/Path.h"
 
 #include <cerrno>
@@ -23,22 +24,17 @@ LLD_HAS_DRIVER(elf)
 
 namespace offload {
 
-static bool LLDUsable = true;
-/// A link's state that was kept (AfterLink::Keep), to be freed before LLD
-/// runs again.
-static bool LLDStateKept = false;
-
-static void freeKeptState() {
-  if (!LLDStateKept)
+void LLDSession::freeKeptState() {
+  if (!StateKept)
     return;
-  LLDStateKept = false;
+  StateKept = false;
   llvm::CrashRecoveryContext CRC;
   if (!CRC.RunSafely([] { lld::CommonLinkerContext::destroy(); }))
-    LLDUsable = false;
+    Usable = false;
 }
 
-int runLLD(llvm::ArrayRef<std::string> Args, llvm::raw_ostream &Out,
-           llvm::raw_ostream &Err, AfterLink After) {
+int LLDSession::run(llvm::ArrayRef<std::string> Args, llvm::raw_ostream &Out,
+                    llvm::raw_ostream &Err, AfterLink After) {
   freeKeptState();
   llvm::SmallVector<const char *, 64> Argv;
   Argv.push_back("ld.lld");
@@ -54,10 +50,10 @@ int runLLD(llvm::ArrayRef<std::string> Args, llvm::raw_ostream &Out,
                  ? 0
                  : 1;
       })) {
-    LLDUsable = false;
+    Usable = false;
     return CRC.RetCode;
   }
-  LLDStateKept = true;
+  StateKept = true;
   // A link that failed may leave its temporary output, which freeing its
   // state removes.
   if (After == AfterLink::Free || RC != 0)
@@ -65,17 +61,12 @@ int runLLD(llvm::ArrayRef<std::string> Args, llvm::raw_ostream &Out,
   return RC;
 }
 
-int runLLDCapturing(llvm::ArrayRef<std::string> Args, std::string &Out,
-                    std::string &Err) {
+int LLDSession::runCapturing(llvm::ArrayRef<std::string> Args,
+                             std::string &Out, std::string &Err) {
   llvm::raw_string_ostream OutOS(Out), ErrOS(Err);
-  return runLLDRecovering(Args, OutOS, ErrOS);
-}
-
-int runLLDRecovering(llvm::ArrayRef<std::string> Args, llvm::raw_ostream &OutOS,
-                     llvm::raw_ostream &ErrOS, AfterLink After) {
   // LLD ends the process on a fatal error (a malformed input), its message
   // still in the string; crash recovery brings control back here instead.
-  // LLD cannot run again after that (canRunLLDAgain() says so).
+  // LLD cannot run again after that (canRunAgain() says so).
   // Crash recovery takes SIGBUS too; a full disk under a memory-mapped
   // output ends the whole link with an error about the file instead (see
   // support/MappedFileFaults.h).
@@ -83,14 +74,20 @@ int runLLDRecovering(llvm::ArrayRef<std::string> Args, llvm::raw_ostream &OutOS,
   sigaction(SIGBUS, nullptr, &BusAction);
   llvm::CrashRecoveryContext::Enable();
   sigaction(SIGBUS, &BusAction, nullptr);
-  int RC = runLLD(Args, OutOS, ErrOS, After);
+  llvm::ThreadPoolStrategy Strategy = llvm::parallel::strategy;
+  int RC = run(Args, OutOS, ErrOS);
+  llvm::parallel::strategy = Strategy;
   llvm::CrashRecoveryContext::Disable();
   // Crash recovery ends a crash with 128 + the signal; LLD's state is lost
   // with it.
-  if (!LLDUsable && RC > 128)
+  if (!Usable && RC > 128)
     ErrOS << "LLD crashed (" << strsignal(RC - 128)
           << "); ld.lld-offload cannot go on\n";
   return RC;
+}
+
+void LLDSession::joinJobserver() {
+  Jobserver = llvm::JobserverClient::getInstance();
 }
 
 ArchiveStats::ArchiveStats(llvm::StringRef Fallback) {
@@ -135,7 +132,8 @@ std::vector<std::string> traceArguments(const ArchiveStats &Stats) {
 }
 
 llvm::Expected<LoadedInputs>
-traceLoadedInputs(const LLDCommandLine &LLD, llvm::StringRef Dir) {
+traceLoadedInputs(LLDSession &Session, const LLDCommandLine &LLD,
+                  llvm::StringRef Dir) {
   llvm::SmallString<128> StatsFile = Dir;
   llvm::sys::path::append(StatsFile, "archive-stats.txt");
   ArchiveStats Stats(StatsFile);
@@ -149,7 +147,7 @@ traceLoadedInputs(const LLDCommandLine &LLD, llvm::StringRef Dir) {
   llvm::sys::path::append(IndexDir, "thinlto", "");
   Args.push_back(("--thinlto-prefix-replace=;" + IndexDir).str());
   std::string Out, Err;
-  if (runLLDCapturing(Args, Out, Err) != 0)
+  if (Session.runCapturing(Args, Out, Err) != 0)
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                    llvm::StringRef(Err).rtrim());
   return readLoadedInputs(Out, Stats.read());
@@ -179,6 +177,5 @@ TraceName splitTraceName(llvm::StringRef Line) {
   return {Line.take_front(Open), Line.drop_front(Open + 1).drop_back()};
 }
 
-bool canRunLLDAgain() { return LLDUsable; }
 
 } // namespace offload

@@ -11,6 +11,7 @@
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/Support/Error.h"
+#include "llvm/Support/Jobserver.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <string>
@@ -27,22 +28,49 @@ class LLDCommandLine;
 /// 10-20 ms.
 enum class AfterLink { Free, Keep };
 
-/// Links with LLD's ELF driver: \p Args as ld.lld's argv without argv[0].
-/// LLD's messages go to \p Out and \p Err, which must outlive a kept
-/// state. Returns LLD's exit code.
-int runLLD(llvm::ArrayRef<std::string> Args, llvm::raw_ostream &Out,
-           llvm::raw_ostream &Err, AfterLink After = AfterLink::Free);
+/// The one owner of LLD's process state. LLD's ELF driver, called as a
+/// library, keeps its state (symbols, sections, mapped inputs) between runs
+/// until it is freed, cannot run again once it crashed, and sets LLVM's
+/// process-wide thread strategy (--threads); make's jobserver, once joined,
+/// is the process's too. main() makes one and passes it down: every LLD run
+/// of the process goes through it.
+class LLDSession {
+public:
+  LLDSession() = default;
+  LLDSession(const LLDSession &) = delete;
+  LLDSession &operator=(const LLDSession &) = delete;
 
-/// Like runLLD(), LLD's messages kept in \p Out and \p Err, fatal errors
-/// included, and a crash in the calling thread caught and said so in \p Err
-/// (after either, canRunLLDAgain() is false).
-int runLLDCapturing(llvm::ArrayRef<std::string> Args, std::string &Out,
-                    std::string &Err);
+  /// Links with LLD's ELF driver: \p Args as ld.lld's argv without
+  /// argv[0]. LLD's messages go to \p Out and \p Err, which must outlive a
+  /// kept state. Returns LLD's exit code.
+  int run(llvm::ArrayRef<std::string> Args, llvm::raw_ostream &Out,
+          llvm::raw_ostream &Err, AfterLink After = AfterLink::Free);
+  /// Like run(), LLD's messages kept in \p Out and \p Err, fatal errors
+  /// included, and a crash in the calling thread caught and said so in
+  /// \p Err (after either, canRunAgain() is false); LLVM's thread strategy
+  /// is left as it was (a device link's --threads=1 does not hold for the
+  /// host link).
+  int runCapturing(llvm::ArrayRef<std::string> Args, std::string &Out,
+                   std::string &Err);
+  /// True while LLD can still be called in this process (it cannot after
+  /// it crashed).
+  bool canRunAgain() const { return Usable; }
 
-/// runLLDCapturing() into streams: a fatal error or a crash returns here,
-/// said in \p Err, rather than ending the process.
-int runLLDRecovering(llvm::ArrayRef<std::string> Args, llvm::raw_ostream &Out,
-                     llvm::raw_ostream &Err, AfterLink After = AfterLink::Free);
+  /// Joins make's jobserver (MAKEFLAGS), before this process opens a file
+  /// of its own: the jobserver's pipe is named by descriptor numbers, which
+  /// a file of ours would take where make closed the pipe.
+  void joinJobserver();
+  /// The jobserver joined, or null.
+  llvm::JobserverClient *jobserver() const { return Jobserver; }
+
+private:
+  void freeKeptState();
+  bool Usable = true;
+  /// A link's state that was kept (AfterLink::Keep), to be freed before
+  /// LLD runs again.
+  bool StateKept = false;
+  llvm::JobserverClient *Jobserver = nullptr;
+};
 
 /// What a host link loads, in load order.
 struct LoadedInputs {
@@ -85,12 +113,13 @@ struct TraceName {
 };
 TraceName splitTraceName(llvm::StringRef Line);
 
-/// Runs \p LLD as a probe: a link that stops once symbols are resolved
+/// Runs \p LLD in \p Session as a probe: a link that stops once symbols are resolved
 /// and writes nothing (LLDCommandLine::probeArguments()), and reports the files, archive
 /// members and archives it loads. ThinLTO index files, which the probe
 /// makes of bitcode inputs, go under \p Dir. Fails with LLD's messages.
 llvm::Expected<LoadedInputs>
-traceLoadedInputs(const LLDCommandLine &LLD, llvm::StringRef Dir);
+traceLoadedInputs(LLDSession &Session, const LLDCommandLine &LLD,
+                  llvm::StringRef Dir);
 
 /// The options that make LLD report what a link loads: --trace to its
 /// standard output, the archives it searched to \p Stats.
@@ -102,10 +131,6 @@ std::vector<std::string> traceArguments(const ArchiveStats &Stats);
 /// the statistics \p Stats.
 LoadedInputs readLoadedInputs(llvm::StringRef Trace, llvm::StringRef Stats,
                               llvm::StringRef Skip = "");
-
-/// True while LLD can still be called in this process (it cannot after it
-/// crashed).
-bool canRunLLDAgain();
 
 } // namespace offload
 

@@ -45,6 +45,8 @@ int main(int Argc, char **Argv) {
   reportMappedFileFaults(ToolName);
   // A crash in LLD, in any of its threads, is an error that says where.
   reportCrashes(ToolName);
+  // LLD's process state, for every run of LLD in this process.
+  LLDSession Session;
   bool Worker = Argc > 1 && (StringRef(Argv[1]) == WorkerFlag ||
                              StringRef(Argv[1]) == NVPTXWorkerFlag);
   if (Worker)
@@ -52,7 +54,7 @@ int main(int Argc, char **Argv) {
   // A parallel device link runs here, in a worker process of its own.
   if (Argc > 1 && StringRef(Argv[1]) == WorkerFlag) {
     std::vector<std::string> Args(Argv + 2, Argv + Argc);
-    return runLLD(Args, outs(), errs());
+    return Session.run(Args, outs(), errs());
   }
   // A parallel NVPTX link with LTO, likewise.
   if (Argc > 1 && StringRef(Argv[1]) == NVPTXWorkerFlag) {
@@ -65,7 +67,7 @@ int main(int Argc, char **Argv) {
     return 1;
   }
   std::string Self = sys::fs::getMainExecutable(Argv[0], (void *)&dieWithParent);
-  int Status = link(ArrayRef<const char *>(Argv + 1, Argc - 1), Self);
+  int Status = link(ArrayRef<const char *>(Argv + 1, Argc - 1), Self, Session);
   // The link is done and what it made is in place: end as ld.lld ends,
   // without freeing LLD's state (destructors of its threads' allocations,
   // 10-20 ms of a large link), which the exit frees whole; LLVM's reports
