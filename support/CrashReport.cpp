@@ -14,6 +14,8 @@
 
 namespace offload {
 
+// What the crash handler says: statics, because a signal handler can reach
+// nothing else, and plain memory, because it may not allocate.
 static const char *CrashToolName = "";
 static char CrashPhase[1024] = "";
 

@@ -21,6 +21,8 @@
 
 namespace offload {
 
+// The name the SIGBUS handler's message starts with: a static, because a
+// signal handler can reach nothing else.
 static const char *FaultToolName = "";
 
 /// Parses the hexadecimal number at \p P up to \p End or a character that is
