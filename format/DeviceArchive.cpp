@@ -14,6 +14,7 @@
 #include "format/CompressedBundle.h"
 #include "format/ObjectBundle.h"
 #include "format/OffloadBundle.h"
+#include "format/SafeFileName.h"
 #include "support/AtomicOutput.h"
 
 #include "llvm/BinaryFormat/Magic.h"
@@ -206,7 +207,8 @@ findConflictingIDs(ArrayRef<BundleEntry> Entries) {
 }
 
 /// The name clang-offload-bundler gives the code object \p ID of member
-/// \p Member: <stem>-<ID><stem><ext> with every ':' made '_', where ext is
+/// \p Member: <stem>-<ID><stem><ext> with every ':' made '_'
+/// (bundlerFileName), where ext is
 /// .bc for AMDGPU target IDs, .cubin for NVPTX ones and the member's own
 /// extension otherwise.
 static std::string deviceMemberName(StringRef Member, StringRef ID,
@@ -219,9 +221,7 @@ static std::string deviceMemberName(StringRef Member, StringRef ID,
     Ext = ".bc";
   else if (TargetID.contains("sm_"))
     Ext = ".cubin";
-  std::string Name = (Stem + "-" + ID + Stem + Ext).str();
-  std::replace(Name.begin(), Name.end(), ':', '_');
-  return Name;
+  return bundlerFileName((Stem + "-" + ID + Stem + Ext).str());
 }
 
 Error unbundleArchive(const ArchiveUnbundleRequest &Request) {
