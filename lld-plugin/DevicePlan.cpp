@@ -3,7 +3,6 @@
 #include "lld-plugin/DevicePlan.h"
 
 #include "format/BundleEntryID.h"
-#include "format/SafeFileName.h"
 
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/SetVector.h"
@@ -15,17 +14,6 @@
 using namespace llvm;
 
 namespace offload {
-
-std::string DeviceLinkJob::name() const {
-  return (getOffloadKindName(Kind) + "-" + TargetTriple.str() + "-" +
-          (Arch.empty() ? "generic" : Arch))
-      .str();
-}
-
-std::string DeviceLinkJob::fileName(bool *Changed) const {
-  // Room for ".<n>.<ext>" and a work directory's other names.
-  return safeFileNamePart(name(), Changed, MaxFileNameSize - 32);
-}
 
 std::string describeImage(const OffloadImage &Image) {
   StringRef Kind = getImageKindName(Image.TheImageKind);
