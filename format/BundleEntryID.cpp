@@ -60,6 +60,23 @@ bool TargetID::setsSameFeatures(const TargetID &Other) const {
                      });
 }
 
+std::optional<std::string>
+TargetID::featureSetOtherwise(const TargetID &Other) const {
+  for (const auto &[Name, On] : Features)
+    if (Other.feature(Name) == !On)
+      return Name;
+  return std::nullopt;
+}
+
+void TargetID::setFeature(StringRef Feature, bool On) {
+  auto It = partition_point(
+      Features, [&](const auto &F) { return StringRef(F.first) < Feature; });
+  if (It != Features.end() && It->first == Feature)
+    It->second = On;
+  else
+    Features.insert(It, {Feature.str(), On});
+}
+
 std::optional<std::pair<std::string, std::string>>
 findConflictingTargetIDs(ArrayRef<StringRef> IDs) {
   std::set<StringRef> Sorted(IDs.begin(), IDs.end());

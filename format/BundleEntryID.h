@@ -40,6 +40,12 @@ struct TargetID {
   /// not necessarily the same way): "gfx90a:xnack+" and "gfx90a:xnack-" do,
   /// "gfx90a" and "gfx90a:xnack+" do not.
   bool setsSameFeatures(const TargetID &Other) const;
+  /// The first feature (by name) that this sets one way and \p Other the
+  /// other way, if any: "gfx90a:xnack+" and "gfx90a:xnack-" give "xnack";
+  /// then no code object can be compatible with both.
+  std::optional<std::string> featureSetOtherwise(const TargetID &Other) const;
+  /// Sets \p Feature on or off, keeping the features sorted by name.
+  void setFeature(llvm::StringRef Feature, bool On);
 };
 
 /// clang-offload-bundler's check of target IDs that may not sit side by side

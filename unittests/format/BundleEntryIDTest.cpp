@@ -42,6 +42,27 @@ TEST(TargetIDTest, SetsSameFeatures) {
       parsed("gfx90a:sramecc+").setsSameFeatures(parsed("gfx90a:xnack+")));
 }
 
+TEST(TargetIDTest, FeatureSetOtherwise) {
+  TargetID XnackOn = parsed("gfx90a:xnack+");
+  EXPECT_EQ(XnackOn.featureSetOtherwise(parsed("gfx90a:xnack-")), "xnack");
+  EXPECT_EQ(parsed("gfx90a:sramecc-:xnack+")
+                .featureSetOtherwise(parsed("gfx90a:sramecc+:xnack-")),
+            "sramecc");
+  EXPECT_EQ(XnackOn.featureSetOtherwise(parsed("gfx90a")), std::nullopt);
+  EXPECT_EQ(XnackOn.featureSetOtherwise(XnackOn), std::nullopt);
+}
+
+TEST(TargetIDTest, SetFeatureKeepsFeaturesSorted) {
+  TargetID ID;
+  ID.Processor = "gfx90a";
+  ID.setFeature("xnack", false);
+  ID.setFeature("sramecc", true);
+  EXPECT_EQ(ID.str(), "gfx90a:sramecc+:xnack-");
+  ID.setFeature("xnack", true);
+  EXPECT_EQ(ID.str(), "gfx90a:sramecc+:xnack+");
+  EXPECT_EQ(ID.str(), parsed("gfx90a:xnack+:sramecc+").str());
+}
+
 TEST(TargetIDTest, CompatibleWhenEveryFeatureSetAgrees) {
   EXPECT_TRUE(isTargetIDCompatible(parsed("gfx90a"), parsed("gfx90a:xnack+")));
   EXPECT_TRUE(
