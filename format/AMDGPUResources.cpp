@@ -4,6 +4,7 @@
 #include "format/FormatError.h"
 
 #include "format/AMDGPUOccupancy.h"
+#include "format/BundleEntryID.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
@@ -152,31 +153,32 @@ static bool isNamedAMDGCNMach(unsigned Mach) {
 /// v4 and later say on, off or either ("any", left out, as in target IDs).
 static std::string getTargetID(StringRef Processor, uint32_t Flags,
                                unsigned ABIVersion) {
-  std::string ID = Processor.str();
+  TargetID ID;
+  ID.Processor = Processor.str();
   if (ABIVersion == ELF::ELFABIVERSION_AMDGPU_HSA_V3) {
     if (Flags & ELF::EF_AMDGPU_FEATURE_SRAMECC_V3)
-      ID += ":sramecc+";
+      ID.setFeature("sramecc", true);
     if (Flags & ELF::EF_AMDGPU_FEATURE_XNACK_V3)
-      ID += ":xnack+";
-    return ID;
+      ID.setFeature("xnack", true);
+    return ID.str();
   }
   switch (Flags & ELF::EF_AMDGPU_FEATURE_SRAMECC_V4) {
   case ELF::EF_AMDGPU_FEATURE_SRAMECC_ON_V4:
-    ID += ":sramecc+";
+    ID.setFeature("sramecc", true);
     break;
   case ELF::EF_AMDGPU_FEATURE_SRAMECC_OFF_V4:
-    ID += ":sramecc-";
+    ID.setFeature("sramecc", false);
     break;
   }
   switch (Flags & ELF::EF_AMDGPU_FEATURE_XNACK_V4) {
   case ELF::EF_AMDGPU_FEATURE_XNACK_ON_V4:
-    ID += ":xnack+";
+    ID.setFeature("xnack", true);
     break;
   case ELF::EF_AMDGPU_FEATURE_XNACK_OFF_V4:
-    ID += ":xnack-";
+    ID.setFeature("xnack", false);
     break;
   }
-  return ID;
+  return ID.str();
 }
 
 /// The NT_AMDGPU_METADATA notes, in the note sections or, for a file without

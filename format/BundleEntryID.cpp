@@ -4,7 +4,10 @@
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/TargetParser/TargetParser.h"
+
+#include <set>
 
 using namespace llvm;
 
@@ -46,6 +49,52 @@ std::optional<bool> TargetID::feature(StringRef Name) const {
   for (const auto &[F, On] : Features)
     if (F == Name)
       return On;
+  return std::nullopt;
+}
+
+bool TargetID::setsSameFeatures(const TargetID &Other) const {
+  // Features are sorted by name.
+  return llvm::equal(Features, Other.Features,
+                     [](const auto &A, const auto &B) {
+                       return A.first == B.first;
+                     });
+}
+
+std::optional<std::string>
+TargetID::featureSetOtherwise(const TargetID &Other) const {
+  for (const auto &[Name, On] : Features)
+    if (Other.feature(Name) == !On)
+      return Name;
+  return std::nullopt;
+}
+
+void TargetID::setFeature(StringRef Feature, bool On) {
+  auto It = partition_point(
+      Features, [&](const auto &F) { return StringRef(F.first) < Feature; });
+  if (It != Features.end() && It->first == Feature)
+    It->second = On;
+  else
+    Features.insert(It, {Feature.str(), On});
+}
+
+std::optional<std::pair<std::string, std::string>>
+findConflictingTargetIDs(ArrayRef<StringRef> IDs) {
+  std::set<StringRef> Sorted(IDs.begin(), IDs.end());
+  StringMap<std::pair<StringRef, TargetID>> ByProcessor;
+  for (StringRef Text : Sorted) {
+    Expected<TargetID> ID = TargetID::parse(Text);
+    if (!ID) {
+      consumeError(ID.takeError());
+      continue;
+    }
+    auto [It, Inserted] = ByProcessor.try_emplace(ID->Processor, Text, *ID);
+    if (Inserted)
+      continue;
+    const TargetID &First = It->second.second;
+    for (const auto &F : ID->Features)
+      if (!First.feature(F.first))
+        return std::make_pair(It->second.first.str(), Text.str());
+  }
   return std::nullopt;
 }
 

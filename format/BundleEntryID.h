@@ -11,6 +11,7 @@
 #ifndef LLD_OFFLOAD_FORMAT_BUNDLEENTRYID_H
 #define LLD_OFFLOAD_FORMAT_BUNDLEENTRYID_H
 
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
@@ -35,7 +36,28 @@ struct TargetID {
   std::string str() const;
   /// The value of \p Feature: on, off, or std::nullopt for any.
   std::optional<bool> feature(llvm::StringRef Feature) const;
+  /// True if \p Other sets the same features as this one (each on or off,
+  /// not necessarily the same way): "gfx90a:xnack+" and "gfx90a:xnack-" do,
+  /// "gfx90a" and "gfx90a:xnack+" do not.
+  bool setsSameFeatures(const TargetID &Other) const;
+  /// The first feature (by name) that this sets one way and \p Other the
+  /// other way, if any: "gfx90a:xnack+" and "gfx90a:xnack-" give "xnack";
+  /// then no code object can be compatible with both.
+  std::optional<std::string> featureSetOtherwise(const TargetID &Other) const;
+  /// Sets \p Feature on or off, keeping the features sorted by name.
+  void setFeature(llvm::StringRef Feature, bool On);
 };
+
+/// clang-offload-bundler's check of target IDs that may not sit side by side
+/// (its getConflictTargetIDCombination, behind -check-input-archive): taken
+/// in sorted order, once each, an ID whose processor was seen before
+/// conflicts when it sets a feature the first ID of that processor left
+/// unset. An ID that does not parse (TargetID::parse) is skipped, as the
+/// bundler skips it. The IDs may be whole bundle entry IDs; their
+/// "processor" is then everything before the first ':', kind and triple
+/// included. Returns the first conflicting pair (first seen, conflicting).
+std::optional<std::pair<std::string, std::string>>
+findConflictingTargetIDs(llvm::ArrayRef<llvm::StringRef> IDs);
 
 /// True if a code object built for \p CodeObject can run on a processor
 /// configured as \p Target: same processor, and every feature the code object

@@ -14,9 +14,9 @@
 #include "format/CompressedBundle.h"
 #include "format/ObjectBundle.h"
 #include "format/OffloadBundle.h"
+#include "format/SafeFileName.h"
 #include "support/AtomicOutput.h"
 
-#include "llvm/ADT/StringMap.h"
 #include "llvm/BinaryFormat/Magic.h"
 #include "llvm/Object/Archive.h"
 #include "llvm/Object/ArchiveWriter.h"
@@ -24,7 +24,6 @@
 #include "llvm/Support/Path.h"
 
 #include <deque>
-#include <set>
 
 using namespace llvm;
 using namespace llvm::object;
@@ -197,47 +196,19 @@ static Error readMember(StringRef Archive, StringRef Member, StringRef Data,
 }
 
 /// clang-offload-bundler's -check-input-archive rule, applied to the entry
-/// IDs of one member visited in sorted order: an ID whose part before the
-/// first ':' was seen before must not name a feature that the first ID with
-/// that part did not name. Returns the conflicting pair, if any.
+/// IDs of one member (findConflictingTargetIDs). Returns the conflicting
+/// pair, if any.
 static std::optional<std::pair<std::string, std::string>>
 findConflictingIDs(ArrayRef<BundleEntry> Entries) {
-  std::set<StringRef> IDs;
+  SmallVector<StringRef, 8> IDs;
   for (const BundleEntry &E : Entries)
-    IDs.insert(E.ID);
-  struct Seen {
-    StringRef ID;
-    SmallVector<StringRef, 2> Features;
-  };
-  StringMap<Seen> ByProcessor;
-  for (StringRef ID : IDs) {
-    SmallVector<StringRef, 4> Parts;
-    ID.split(Parts, ':');
-    SmallVector<StringRef, 2> Features;
-    bool WellFormed = true;
-    for (StringRef F : ArrayRef(Parts).drop_front()) {
-      if (F.size() < 2 || (!F.ends_with("+") && !F.ends_with("-")) ||
-          is_contained(Features, F.drop_back())) {
-        WellFormed = false;
-        break;
-      }
-      Features.push_back(F.drop_back());
-    }
-    if (!WellFormed)
-      continue;
-    auto [It, Inserted] =
-        ByProcessor.try_emplace(Parts.front(), Seen{ID, Features});
-    if (Inserted)
-      continue;
-    for (StringRef F : Features)
-      if (!is_contained(It->second.Features, F))
-        return std::make_pair(It->second.ID.str(), ID.str());
-  }
-  return std::nullopt;
+    IDs.push_back(E.ID);
+  return findConflictingTargetIDs(IDs);
 }
 
 /// The name clang-offload-bundler gives the code object \p ID of member
-/// \p Member: <stem>-<ID><stem><ext> with every ':' made '_', where ext is
+/// \p Member: <stem>-<ID><stem><ext> with every ':' made '_'
+/// (bundlerFileName), where ext is
 /// .bc for AMDGPU target IDs, .cubin for NVPTX ones and the member's own
 /// extension otherwise.
 static std::string deviceMemberName(StringRef Member, StringRef ID,
@@ -250,9 +221,7 @@ static std::string deviceMemberName(StringRef Member, StringRef ID,
     Ext = ".bc";
   else if (TargetID.contains("sm_"))
     Ext = ".cubin";
-  std::string Name = (Stem + "-" + ID + Stem + Ext).str();
-  std::replace(Name.begin(), Name.end(), ':', '_');
-  return Name;
+  return bundlerFileName((Stem + "-" + ID + Stem + Ext).str());
 }
 
 Error unbundleArchive(const ArchiveUnbundleRequest &Request) {

@@ -43,4 +43,19 @@ std::string safeFileNamePart(StringRef Part, bool *Changed, size_t MaxSize) {
   return Out;
 }
 
+std::string portableFileNamePart(StringRef Part) {
+  std::string Out;
+  Out.reserve(Part.size());
+  for (char C : Part)
+    Out += (isAlnum(C) || C == '.' || C == '_' || C == '+' || C == '-') ? C
+                                                                        : '_';
+  return Out;
+}
+
+std::string bundlerFileName(StringRef Name) {
+  std::string Out = Name.str();
+  std::replace(Out.begin(), Out.end(), ':', '_');
+  return Out;
+}
+
 } // namespace offload

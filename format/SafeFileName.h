@@ -38,6 +38,22 @@ constexpr size_t MaxFileNameSize = 255;
 std::string safeFileNamePart(llvm::StringRef Part, bool *Changed = nullptr,
                              size_t MaxSize = MaxFileNameSize);
 
+/// Variants of safeFileNamePart for names whose exact spelling other tools
+/// or users rely on. Use safeFileNamePart unless a name must match one of
+/// these.
+
+/// \p Part with every byte other than an ASCII letter or digit, '.', '_',
+/// '+' and '-' made '_' (so ':' becomes '_'): the names offload-inspect
+/// --extract documents, portable to any file system. Not cut to a length.
+std::string portableFileNamePart(llvm::StringRef Part);
+
+/// \p Name with every ':' made '_' and nothing else changed: how
+/// clang-offload-bundler spells a target ID in the names of the archive
+/// members it writes ("lib-hip-amdgcn-amd-amdhsa--gfx90a_xnack+lib.bc"),
+/// which ours must match. Not a sanitizer: the rest of \p Name is trusted
+/// to be one component already.
+std::string bundlerFileName(llvm::StringRef Name);
+
 } // namespace offload
 
 #endif // LLD_OFFLOAD_FORMAT_SAFEFILENAME_H

@@ -50,20 +50,6 @@ static bool isOffloadEntriesStart(StringRef Name) {
          Name == "__start_hip_offloading_entries";
 }
 
-/// "kind|triple|": the images of one device link's target, whatever arch.
-static std::string tripleKey(const OffloadImage &Image) {
-  return (Twine(static_cast<unsigned>(Image.TheOffloadKind)) + "|" +
-          Triple::normalize(Image.getTriple()) + "|")
-      .str();
-}
-
-/// "kind|triple|arch": the images of one arch (target ID). A device link
-/// may take those of several: a "generic" image joins every arch's link, an
-/// AMDGPU image every link of its processor it is compatible with.
-static std::string targetKey(const OffloadImage &Image) {
-  return tripleKey(Image) + Image.getArch().str();
-}
-
 Error DeviceInputs::scanLoadedInputs(const LoadedInputs &Loaded,
                                      const LinkInputs *Index) {
   this->Index = Index;
@@ -377,7 +363,7 @@ Error DeviceInputs::take(Candidate &C) {
   if (Error E = load(C))
     return E;
   Images.push_back({C.Image, C.Input, C.Where, C.FromBundle});
-  return noteSymbols(C.Image, C.Where, Uses[targetKey(C.Image)]);
+  return noteSymbols(C.Image, C.Where, Uses[DeviceLinkKey::of(C.Image)]);
 }
 
 Error DeviceInputs::noteSymbols(const OffloadImage &Image, StringRef Where,
@@ -478,13 +464,11 @@ Error DeviceInputs::addArchiveMembersDeviceCodeNeeds(
       // a generic image joins every arch's, an AMDGPU one those of its
       // processor whose target IDs it agrees with (gfx90a and
       // gfx90a:xnack+ are linked together).
-      std::string Prefix = tripleKey(C.Image);
-      Triple T(Triple::normalize(C.Image.getTriple()));
+      DeviceLinkKey Target = DeviceLinkKey::of(C.Image);
       SmallVector<const SymbolUse *, 4> Joined;
       for (const auto &[Key, Use] : Uses)
-        if (Key.starts_with(Prefix) && !Use.Undefined.empty() &&
-            mayShareDeviceLink(T, StringRef(Key).drop_front(Prefix.size()),
-                               C.Image.getArch()))
+        if (Key.sameKindAndTriple(Target) && !Use.Undefined.empty() &&
+            mayShareDeviceLink(Target.TargetTriple, Key.Arch, Target.Arch))
           Joined.push_back(&Use);
       if (Joined.empty())
         continue;

@@ -14,6 +14,7 @@
 #define LLD_OFFLOAD_LLDPLUGIN_DEVICEINPUTS_H
 
 #include "format/FindOffloadBinaries.h"
+#include "lld-plugin/DeviceLinkKey.h"
 #include "lld-plugin/LinkInputs.h"
 #include "lld-plugin/RunLLD.h"
 
@@ -152,8 +153,9 @@ private:
   /// object): dropped from HIPUnits.
   llvm::StringSet<> HIPUnitsDefined;
   llvm::StringSet<> HIPUnitSet;
-  /// Symbol use per "kind|triple|arch" of the images taken so far.
-  llvm::StringMap<SymbolUse> Uses;
+  /// Symbol use per device link key (kind, triple, arch) of the images
+  /// taken so far.
+  std::map<DeviceLinkKey, SymbolUse> Uses;
   llvm::LLVMContext Context;
   /// Strings of images made up from bundle entry IDs.
   llvm::BumpPtrAllocator Alloc;

@@ -3,7 +3,6 @@
 #include "lld-plugin/DevicePlan.h"
 
 #include "format/BundleEntryID.h"
-#include "format/SafeFileName.h"
 
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/SetVector.h"
@@ -15,17 +14,6 @@
 using namespace llvm;
 
 namespace offload {
-
-std::string DeviceLinkJob::name() const {
-  return (getOffloadKindName(Kind) + "-" + TargetTriple.str() + "-" +
-          (Arch.empty() ? "generic" : Arch))
-      .str();
-}
-
-std::string DeviceLinkJob::fileName(bool *Changed) const {
-  // Room for ".<n>.<ext>" and a work directory's other names.
-  return safeFileNamePart(name(), Changed, MaxFileNameSize - 32);
-}
 
 std::string describeImage(const OffloadImage &Image) {
   StringRef Kind = getImageKindName(Image.TheImageKind);
@@ -163,19 +151,6 @@ static Error checkHIPDrivers(ArrayRef<DeviceImage> Images,
   return Error::success();
 }
 
-/// Whether the target IDs \p A and \p B set some feature both ways (and
-/// then, if so, \p Feature names it).
-static bool setFeatureBothWays(const TargetID &A, const TargetID &B,
-                               std::string *Feature = nullptr) {
-  for (const auto &[Name, On] : A.Features)
-    if (B.feature(Name) == !On) {
-      if (Feature)
-        *Feature = Name;
-      return true;
-    }
-  return false;
-}
-
 /// Why no link of planProcessorLinks takes image \p I: it leaves unset a
 /// feature that the links set, and the images that set that feature set
 /// another the other way.
@@ -187,8 +162,8 @@ static Error noLinkError(ArrayRef<const DeviceImage *> Images,
     if (ID.feature(Unset))
       continue;
     for (size_t J = 0; J != IDs.size(); ++J) {
-      std::string Both;
-      if (!IDs[J].feature(Unset) || !setFeatureBothWays(ID, IDs[J], &Both))
+      std::optional<std::string> Both = ID.featureSetOtherwise(IDs[J]);
+      if (!IDs[J].feature(Unset) || !Both)
         continue;
       return imageError(
           *Images[I],
@@ -196,8 +171,8 @@ static Error noLinkError(ArrayRef<const DeviceImage *> Images,
               ID.Processor + " sets " + Unset +
               ", which this image leaves unset, and the images that set " +
               Unset + " (" + Images[J]->Where + " has " +
-              describeImage(Images[J]->Image) + ") set " + Both +
-              " the other way; one link would need both settings of " + Both +
+              describeImage(Images[J]->Image) + ") set " + *Both +
+              " the other way; one link would need both settings of " + *Both +
               " (build the images with the same features)");
     }
   }
@@ -241,7 +216,7 @@ static Error planProcessorLinks(OffloadKind Kind, const Triple &T,
       for (bool On : {true, false})
         if (Settings & (On ? 2 : 1)) {
           Next.push_back(ID);
-          Next.back().Features.emplace_back(Name, On);
+          Next.back().setFeature(Name, On);
         }
     Complete = std::move(Next);
   }
@@ -307,7 +282,7 @@ bool mayShareDeviceLink(const Triple &T, StringRef ArchA, StringRef ArchB) {
     consumeError(B.takeError());
     return false;
   }
-  return A->Processor == B->Processor && !setFeatureBothWays(*A, *B);
+  return A->Processor == B->Processor && !A->featureSetOtherwise(*B);
 }
 
 Expected<std::vector<DeviceLinkJob>>

@@ -14,27 +14,18 @@
 #define LLD_OFFLOAD_LLDPLUGIN_DEVICEPLAN_H
 
 #include "lld-plugin/DeviceInputs.h"
+#include "lld-plugin/DeviceLinkKey.h"
 
 #include "llvm/TargetParser/Triple.h"
 
 namespace offload {
 
-/// One device link: the images of one offload kind, triple and arch.
-struct DeviceLinkJob {
-  OffloadKind Kind = OffloadKind::None;
-  llvm::Triple TargetTriple;
-  std::string Arch;
+/// One device link: the images of one offload kind, triple and arch (its
+/// DeviceLinkKey, which also names it: name(), fileName()).
+struct DeviceLinkJob : DeviceLinkKey {
   std::vector<const DeviceImage *> Images;
   /// True when some image is LLVM bitcode: the link runs LTO.
   bool NeedsLTO = false;
-
-  /// "openmp-x86_64-pc-linux-gnu-generic": names temporary files and
-  /// messages.
-  std::string name() const;
-  /// name() made safe for the names of the job's work files: an image's
-  /// triple and arch come from whoever built it, and may hold "/" or "..".
-  /// \p Changed, where given, says whether it differs from name().
-  std::string fileName(bool *Changed = nullptr) const;
 };
 
 /// Groups \p Images into device links, in the order their groups first

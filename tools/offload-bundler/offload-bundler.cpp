@@ -507,13 +507,7 @@ static Expected<std::vector<std::string>> normalizedBundleTargets() {
         return B.takeError();
       if (A->Processor != B->Processor)
         continue;
-      auto Names = [](const TargetID &T) {
-        std::vector<std::string> N;
-        for (const auto &F : T.Features)
-          N.push_back(F.first);
-        return N;
-      };
-      if (Names(*A) != Names(*B))
+      if (!A->setsSameFeatures(*B))
         return fail("Cannot bundle inputs with conflicting targets: '" +
                     TargetNames[J] + "' and '" + TargetNames[I] + "'");
     }

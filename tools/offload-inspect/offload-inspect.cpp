@@ -15,6 +15,7 @@
 #include "Resources.h"
 
 #include "format/KernelResourceTable.h"
+#include "format/SafeFileName.h"
 
 #include "support/AtomicOutput.h"
 #include "tools/common/ToolSupport.h"
@@ -291,22 +292,14 @@ static void printResourcesJSON(raw_ostream &OS, ArrayRef<InputKernels> Inputs,
 // --extract
 //===----------------------------------------------------------------------===//
 
-/// Keeps names portable and inside the directory: target IDs have ':' and
-/// a crafted triple could have '/'.
-static std::string sanitize(StringRef S) {
-  std::string Out;
-  for (char C : S)
-    Out +=
-        (isAlnum(C) || C == '.' || C == '_' || C == '+' || C == '-') ? C : '_';
-  return Out;
-}
-
 /// "<index>-<offload kind>-<triple>-<arch>.<ext>" ("none" for a missing
 /// field), from nothing but the image's description, so that the same input
-/// gives the same names.
+/// gives the same names; portable and inside the directory
+/// (portableFileNamePart): target IDs have ':' and a crafted triple could
+/// have '/'.
 static std::string getExtractName(const InspectNode &Image) {
   auto OrNone = [](StringRef S) { return S.empty() ? "none" : S.str(); };
-  return sanitize(std::to_string(Image.Index) + "-" +
+  return portableFileNamePart(std::to_string(Image.Index) + "-" +
                   OrNone(Image.OffloadKind) + "-" + OrNone(Image.Triple) + "-" +
                   OrNone(Image.Arch)) +
          "." + getExtractExtension(Image.ImageKind).str();

@@ -89,4 +89,20 @@ TEST(SafeFileNameTest, LongPartsAreCutWithAHash) {
   EXPECT_FALSE(Changed);
 }
 
+TEST(SafeFileNameTest, PortableKeepsOnlyPortableCharacters) {
+  EXPECT_EQ(portableFileNamePart("0-hip-amdgcn-amd-amdhsa-gfx90a:xnack+"),
+            "0-hip-amdgcn-amd-amdhsa-gfx90a_xnack+");
+  EXPECT_EQ(portableFileNamePart("a/b\\c d\x01" "e\xc3\xa9"), "a_b_c_d_e__");
+  EXPECT_EQ(portableFileNamePart("x86_64-unknown-linux-gnu.1"),
+            "x86_64-unknown-linux-gnu.1");
+  EXPECT_EQ(portableFileNamePart(""), "");
+}
+
+TEST(SafeFileNameTest, BundlerNamesChangeOnlyColons) {
+  EXPECT_EQ(bundlerFileName("lib-hip-amdgcn-amd-amdhsa--gfx90a:sramecc+:xnack-"
+                            "lib.bc"),
+            "lib-hip-amdgcn-amd-amdhsa--gfx90a_sramecc+_xnack-lib.bc");
+  EXPECT_EQ(bundlerFileName("a b.o"), "a b.o");
+}
+
 } // namespace
