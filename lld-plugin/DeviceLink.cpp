@@ -2,6 +2,8 @@
 
 #include "lld-plugin/DeviceLink.h"
 
+#include "lld-plugin/DeviceLinkScheduler.h"
+
 #include "lld-plugin/LinkInputs.h"
 #include "lld-plugin/NVPTXLink.h"
 #include "lld-plugin/RunLLD.h"
@@ -20,8 +22,6 @@
 #include "llvm/Support/Program.h"
 #include "llvm/TargetParser/Host.h"
 
-#include <chrono>
-#include <thread>
 #include <unistd.h>
 
 using namespace llvm;
@@ -470,16 +470,6 @@ static Error runInProcess(MutableArrayRef<PreparedDeviceLink> Links,
   return Error::success();
 }
 
-namespace {
-/// A device link running in a worker process.
-struct RunningLink {
-  PreparedDeviceLink *Link;
-  sys::ProcessInfo Process;
-  std::string ErrFile, TraceFile;
-  JobSlot Slot;
-};
-} // namespace
-
 Error runDeviceLinks(MutableArrayRef<PreparedDeviceLink> Links,
                      const OffloadOptions &Options, StringRef Self,
                      const WorkDir &Dir) {
@@ -487,9 +477,11 @@ Error runDeviceLinks(MutableArrayRef<PreparedDeviceLink> Links,
       Options.UseJobserver ? JobserverClient::getInstance() : nullptr;
   unsigned MaxJobs = Options.UseJobserver ? UINT_MAX : Options.Jobs;
   // One link, one slot, or no jobserver to ask: no need for workers.
-  size_t ToRun = llvm::count_if(
-      Links, [](const PreparedDeviceLink &Link) { return !Link.Cached; });
-  if (ToRun <= 1 || MaxJobs == 1 || (Options.UseJobserver && !Jobserver))
+  std::vector<PreparedDeviceLink *> ToRun;
+  for (PreparedDeviceLink &Link : Links)
+    if (!Link.Cached)
+      ToRun.push_back(&Link);
+  if (ToRun.size() <= 1 || MaxJobs == 1 || (Options.UseJobserver && !Jobserver))
     return runInProcess(Links, Dir);
 
   // Our workers' environment: ours, plus who their parent is.
@@ -502,103 +494,70 @@ Error runDeviceLinks(MutableArrayRef<PreparedDeviceLink> Links,
   std::vector<StringRef> WorkerEnv(WorkerEnvStorage.begin(),
                                    WorkerEnvStorage.end());
 
-  std::vector<RunningLink> Running;
+  // Each link's log, and its trace when it keeps one apart.
+  std::vector<std::string> ErrFiles(ToRun.size()), TraceFiles(ToRun.size());
   Error Failure = Error::success();
-  size_t Next = 0;
+  size_t Reaped = 0;
   // Links run without the host's static archives that failed: run again,
   // with them, once the workers are done.
   std::vector<PreparedDeviceLink *> Again;
-  auto Finished = [&](RunningLink &R, int ExitCode, StringRef Why) {
-    if (R.Link->omitsArchives() && Why.empty()) {
+  auto Start = [&](size_t I) -> std::optional<sys::ProcessInfo> {
+    PreparedDeviceLink &Link = *ToRun[I];
+    ErrFiles[I] = Dir.path(Link.Job->fileName() + ".log");
+    // LLD links run in a worker: this executable in worker mode; other
+    // links run their own program.
+    StringRef Program = Link.Program.empty() ? Self : StringRef(Link.Program);
+    SmallVector<StringRef, 64> Argv = {Program};
+    if (Link.Program.empty())
+      Argv.push_back(Link.NVPTXWorker ? NVPTXWorkerFlag : WorkerFlag);
+    for (const std::string &Arg : Link.Args)
+      Argv.push_back(Arg);
+    // A link that traces what it loads keeps the trace apart.
+    TraceFiles[I] = !Link.omitsArchives()
+                        ? ErrFiles[I]
+                        : Dir.path(Link.Job->fileName() + ".trace");
+    std::optional<StringRef> Redirects[] = {
+        std::nullopt, StringRef(TraceFiles[I]), StringRef(ErrFiles[I])};
+    std::string ErrMsg;
+    bool ExecFailed = false;
+    std::optional<ArrayRef<StringRef>> Env;
+    if (Link.Program.empty())
+      Env = WorkerEnv;
+    sys::ProcessInfo PI = sys::ExecuteNoWait(Program, Argv, Env, Redirects, 0,
+                                             &ErrMsg, &ExecFailed);
+    if (!ExecFailed)
+      return PI;
+    Failure = joinErrors(std::move(Failure),
+                         createStringError(inconvertibleErrorCode(),
+                                           "cannot start a device-link "
+                                           "worker: " +
+                                               ErrMsg));
+    return std::nullopt;
+  };
+  // Start nothing new after a failure.
+  auto Finished = [&](size_t I, int ExitCode, StringRef Why) {
+    PreparedDeviceLink &Link = *ToRun[I];
+    ++Reaped;
+    if (Link.omitsArchives() && Why.empty()) {
       ErrorOr<std::unique_ptr<MemoryBuffer>> Trace =
-          MemoryBuffer::getFile(R.TraceFile);
+          MemoryBuffer::getFile(TraceFiles[I]);
       if (ExitCode == 0 && Trace)
-        R.Link->Trace = (*Trace)->getBuffer().str();
+        Link.Trace = (*Trace)->getBuffer().str();
       else
-        Again.push_back(R.Link);
+        Again.push_back(&Link);
       ExitCode = 0;
     }
     if (ExitCode != 0 && !Failure)
-      Failure = deviceLinkError(*R.Link, processMessages(R.ErrFile, Why));
-    if (Jobserver && R.Slot.isValid())
-      Jobserver->release(std::move(R.Slot));
+      Failure = deviceLinkError(Link, processMessages(ErrFiles[I], Why));
+    return !Failure;
   };
-
-  while (Next < Links.size() || !Running.empty()) {
-    // Start what the slots allow; stop starting once something failed.
-    while (Next < Links.size() && Links[Next].Cached)
-      ++Next;
-    while (!Failure && Next < Links.size() && Running.size() < MaxJobs) {
-      if (Links[Next].Cached) {
-        ++Next;
-        continue;
-      }
-      JobSlot Slot;
-      if (Jobserver) {
-        Slot = Jobserver->tryAcquire();
-        if (!Slot.isValid())
-          break;
-      }
-      PreparedDeviceLink &Link = Links[Next];
-      std::string ErrFile = Dir.path(Link.Job->fileName() + ".log");
-      // LLD links run in a worker: this executable in worker mode; other
-      // links run their own program.
-      StringRef Program = Link.Program.empty() ? Self : StringRef(Link.Program);
-      SmallVector<StringRef, 64> Argv = {Program};
-      if (Link.Program.empty())
-        Argv.push_back(Link.NVPTXWorker ? NVPTXWorkerFlag : WorkerFlag);
-      for (const std::string &Arg : Link.Args)
-        Argv.push_back(Arg);
-      // A link that traces what it loads keeps the trace apart.
-      std::string TraceFile = !Link.omitsArchives()
-                                  ? ErrFile
-                                  : Dir.path(Link.Job->fileName() + ".trace");
-      std::optional<StringRef> Redirects[] = {
-          std::nullopt, StringRef(TraceFile), StringRef(ErrFile)};
-      std::string ErrMsg;
-      bool ExecFailed = false;
-      std::optional<ArrayRef<StringRef>> Env;
-      if (Link.Program.empty())
-        Env = WorkerEnv;
-      sys::ProcessInfo PI = sys::ExecuteNoWait(Program, Argv, Env, Redirects, 0,
-                                               &ErrMsg, &ExecFailed);
-      if (ExecFailed) {
-        if (Jobserver)
-          Jobserver->release(std::move(Slot));
-        Failure = joinErrors(std::move(Failure),
-                             createStringError(inconvertibleErrorCode(),
-                                               "cannot start a device-link "
-                                               "worker: " +
-                                                   ErrMsg));
-        break;
-      }
-      Running.push_back({&Link, PI, ErrFile, TraceFile, std::move(Slot)});
-      ++Next;
-    }
-    if (Failure && Next < Links.size())
-      Next = Links.size();
-    if (Running.empty())
-      break;
-
-    // Reap whatever has finished; sleep briefly when nothing has.
-    bool Reaped = false;
-    for (size_t I = 0; I < Running.size();) {
-      std::string ErrMsg;
-      sys::ProcessInfo Done =
-          sys::Wait(Running[I].Process, /*SecondsToWait=*/0, &ErrMsg);
-      if (Done.Pid == 0) {
-        ++I;
-        continue;
-      }
-      Finished(Running[I], Done.ReturnCode, ErrMsg);
-      Running.erase(Running.begin() + I);
-      Reaped = true;
-    }
-    if (!Reaped)
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
+  scheduleWorkers(ToRun.size(), MaxJobs, Jobserver, Start, Finished);
   if (Failure)
     return Failure;
+  if (Reaped != ToRun.size())
+    return createStringError(inconvertibleErrorCode(),
+                             "no job slot for a device link from make's "
+                             "jobserver");
   for (PreparedDeviceLink *Link : Again)
     if (Error E = runWithEveryLibrary(*Link))
       return E;
