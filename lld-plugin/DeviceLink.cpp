@@ -2,6 +2,8 @@
 
 #include "lld-plugin/DeviceLink.h"
 
+#include "lld-plugin/DeviceLinkScheduler.h"
+
 #include "lld-plugin/LinkInputs.h"
 #include "lld-plugin/NVPTXLink.h"
 #include "lld-plugin/RunLLD.h"
@@ -10,7 +12,6 @@
 #include "support/CrashReport.h"
 
 #include "llvm/ADT/StringExtras.h"
-#include "llvm/ADT/StringSet.h"
 #include "llvm/BinaryFormat/Magic.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Jobserver.h"
@@ -18,94 +19,12 @@
 #include "llvm/Support/Parallel.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
-#include "llvm/TargetParser/Host.h"
 
-#include <chrono>
-#include <thread>
 #include <unistd.h>
 
 using namespace llvm;
 
 namespace offload {
-
-/// The triple an ld -m emulation links for.
-static Triple tripleForEmulation(StringRef Emulation) {
-  StringRef Arch = StringSwitch<StringRef>(Emulation)
-                       .Case("elf_x86_64", "x86_64")
-                       .Case("elf_i386", "i386")
-                       .Cases({"aarch64linux", "aarch64elf"}, "aarch64")
-                       .Cases({"elf64lppc", "elf64lppc_fbsd"}, "powerpc64le")
-                       .Case("elf64ppc", "powerpc64")
-                       .Case("elf64lriscv", "riscv64")
-                       .Case("elf64_s390", "s390x")
-                       .Case("elf64loongarch", "loongarch64")
-                       .Default("");
-  if (Arch.empty())
-    return Triple();
-  return Triple(Arch, "unknown", "linux", "gnu");
-}
-
-HostLinkInfo getHostLinkInfo(const LLDCommandLine &LLD,
-                             const LoadedInputs &Loaded) {
-  StringSet<> LoadedFiles;
-  for (const std::string &F : Loaded.Files)
-    LoadedFiles.insert(F);
-  for (const std::string &F : Loaded.Archives)
-    LoadedFiles.insert(F);
-  HostLinkInfo Info;
-  Info.HostTriple = Triple(sys::getDefaultTargetTriple());
-  for (const opt::Arg *A : LLD.list()) {
-    StringRef Name = LLDCommandLine::optionName(*A);
-    bool IsInput = A->getOption().getKind() == opt::Option::InputClass;
-    StringRef Arg = A->getNumValues() ? A->getValue() : "";
-    if (Name == "m") {
-      Triple T = tripleForEmulation(Arg);
-      if (T.getArch() != Triple::UnknownArch)
-        Info.HostTriple = T;
-    } else if (Name == "dynamic-linker") {
-      Info.DynamicLinker = Arg.str();
-    } else if (Name == "L") {
-      Info.SearchArgs.push_back(("-L" + Arg).str());
-    } else if (Name == "sysroot") {
-      Info.SearchArgs.push_back(("--sysroot=" + Arg).str());
-    } else if (Name == "l") {
-      Info.Libraries.push_back(("-l" + Arg).str());
-    } else if (Name == "whole-archive" || Name == "no-whole-archive") {
-      Info.Libraries.push_back(A->getSpelling().str());
-    } else if (Name == "rpath") {
-      Info.Libraries.push_back(("-rpath=" + Arg).str());
-    } else if (IsInput) {
-      // Libraries named by path (CMake does so; sanitizer runtimes too):
-      // archives and shared objects, as upstream's CPU device link takes.
-      // Only what the host link loads: a separate option value (an output,
-      // a script) is not an input.
-      file_magic Magic;
-      if (LoadedFiles.contains(Arg) && !identify_magic(Arg, Magic) &&
-          (Magic == file_magic::archive ||
-           Magic == file_magic::elf_shared_object)) {
-        Info.Libraries.push_back(Arg.str());
-        continue;
-      }
-      StringRef Name = sys::path::filename(Arg);
-      // A shared object needs the position-independent crtbeginS/crtendS,
-      // wherever the host link used crtbegin.o or crtbeginT.o.
-      auto Shared = [&](StringRef Base) {
-        SmallString<128> P(sys::path::parent_path(Arg));
-        sys::path::append(P, Base);
-        return P.str().str();
-      };
-      if (Name == "crti.o")
-        Info.StartFiles.insert(Info.StartFiles.begin(), Arg.str());
-      else if (Name.starts_with("crtbegin") && Name.ends_with(".o"))
-        Info.StartFiles.push_back(Shared("crtbeginS.o"));
-      else if (Name.starts_with("crtend") && Name.ends_with(".o"))
-        Info.EndFiles.insert(Info.EndFiles.begin(), Shared("crtendS.o"));
-      else if (Name == "crtn.o")
-        Info.EndFiles.push_back(Arg.str());
-    }
-  }
-  return Info;
-}
 
 Expected<std::string> findCudaTool(StringRef CudaPath, StringRef Tool) {
   SmallString<128> Path(CudaPath);
@@ -469,16 +388,6 @@ static Error runInProcess(LLDSession &Session,
   return Error::success();
 }
 
-namespace {
-/// A device link running in a worker process.
-struct RunningLink {
-  PreparedDeviceLink *Link;
-  sys::ProcessInfo Process;
-  std::string ErrFile, TraceFile;
-  JobSlot Slot;
-};
-} // namespace
-
 Error runDeviceLinks(LLDSession &Session,
                      MutableArrayRef<PreparedDeviceLink> Links,
                      const OffloadOptions &Options, StringRef Self,
@@ -487,9 +396,11 @@ Error runDeviceLinks(LLDSession &Session,
       Options.UseJobserver ? Session.jobserver() : nullptr;
   unsigned MaxJobs = Options.UseJobserver ? UINT_MAX : Options.Jobs;
   // One link, one slot, or no jobserver to ask: no need for workers.
-  size_t ToRun = llvm::count_if(
-      Links, [](const PreparedDeviceLink &Link) { return !Link.Cached; });
-  if (ToRun <= 1 || MaxJobs == 1 || (Options.UseJobserver && !Jobserver))
+  std::vector<PreparedDeviceLink *> ToRun;
+  for (PreparedDeviceLink &Link : Links)
+    if (!Link.Cached)
+      ToRun.push_back(&Link);
+  if (ToRun.size() <= 1 || MaxJobs == 1 || (Options.UseJobserver && !Jobserver))
     return runInProcess(Session, Links, Dir);
 
   // Our workers' environment: ours, plus who their parent is.
@@ -502,103 +413,70 @@ Error runDeviceLinks(LLDSession &Session,
   std::vector<StringRef> WorkerEnv(WorkerEnvStorage.begin(),
                                    WorkerEnvStorage.end());
 
-  std::vector<RunningLink> Running;
+  // Each link's log, and its trace when it keeps one apart.
+  std::vector<std::string> ErrFiles(ToRun.size()), TraceFiles(ToRun.size());
   Error Failure = Error::success();
-  size_t Next = 0;
+  size_t Reaped = 0;
   // Links run without the host's static archives that failed: run again,
   // with them, once the workers are done.
   std::vector<PreparedDeviceLink *> Again;
-  auto Finished = [&](RunningLink &R, int ExitCode, StringRef Why) {
-    if (R.Link->omitsArchives() && Why.empty()) {
+  auto Start = [&](size_t I) -> std::optional<sys::ProcessInfo> {
+    PreparedDeviceLink &Link = *ToRun[I];
+    ErrFiles[I] = Dir.path(Link.Job->fileName() + ".log");
+    // LLD links run in a worker: this executable in worker mode; other
+    // links run their own program.
+    StringRef Program = Link.Program.empty() ? Self : StringRef(Link.Program);
+    SmallVector<StringRef, 64> Argv = {Program};
+    if (Link.Program.empty())
+      Argv.push_back(Link.NVPTXWorker ? NVPTXWorkerFlag : WorkerFlag);
+    for (const std::string &Arg : Link.Args)
+      Argv.push_back(Arg);
+    // A link that traces what it loads keeps the trace apart.
+    TraceFiles[I] = !Link.omitsArchives()
+                        ? ErrFiles[I]
+                        : Dir.path(Link.Job->fileName() + ".trace");
+    std::optional<StringRef> Redirects[] = {
+        std::nullopt, StringRef(TraceFiles[I]), StringRef(ErrFiles[I])};
+    std::string ErrMsg;
+    bool ExecFailed = false;
+    std::optional<ArrayRef<StringRef>> Env;
+    if (Link.Program.empty())
+      Env = WorkerEnv;
+    sys::ProcessInfo PI = sys::ExecuteNoWait(Program, Argv, Env, Redirects, 0,
+                                             &ErrMsg, &ExecFailed);
+    if (!ExecFailed)
+      return PI;
+    Failure = joinErrors(std::move(Failure),
+                         createStringError(inconvertibleErrorCode(),
+                                           "cannot start a device-link "
+                                           "worker: " +
+                                               ErrMsg));
+    return std::nullopt;
+  };
+  // Start nothing new after a failure.
+  auto Finished = [&](size_t I, int ExitCode, StringRef Why) {
+    PreparedDeviceLink &Link = *ToRun[I];
+    ++Reaped;
+    if (Link.omitsArchives() && Why.empty()) {
       ErrorOr<std::unique_ptr<MemoryBuffer>> Trace =
-          MemoryBuffer::getFile(R.TraceFile);
+          MemoryBuffer::getFile(TraceFiles[I]);
       if (ExitCode == 0 && Trace)
-        R.Link->Trace = (*Trace)->getBuffer().str();
+        Link.Trace = (*Trace)->getBuffer().str();
       else
-        Again.push_back(R.Link);
+        Again.push_back(&Link);
       ExitCode = 0;
     }
     if (ExitCode != 0 && !Failure)
-      Failure = deviceLinkError(*R.Link, processMessages(R.ErrFile, Why));
-    if (Jobserver && R.Slot.isValid())
-      Jobserver->release(std::move(R.Slot));
+      Failure = deviceLinkError(Link, processMessages(ErrFiles[I], Why));
+    return !Failure;
   };
-
-  while (Next < Links.size() || !Running.empty()) {
-    // Start what the slots allow; stop starting once something failed.
-    while (Next < Links.size() && Links[Next].Cached)
-      ++Next;
-    while (!Failure && Next < Links.size() && Running.size() < MaxJobs) {
-      if (Links[Next].Cached) {
-        ++Next;
-        continue;
-      }
-      JobSlot Slot;
-      if (Jobserver) {
-        Slot = Jobserver->tryAcquire();
-        if (!Slot.isValid())
-          break;
-      }
-      PreparedDeviceLink &Link = Links[Next];
-      std::string ErrFile = Dir.path(Link.Job->fileName() + ".log");
-      // LLD links run in a worker: this executable in worker mode; other
-      // links run their own program.
-      StringRef Program = Link.Program.empty() ? Self : StringRef(Link.Program);
-      SmallVector<StringRef, 64> Argv = {Program};
-      if (Link.Program.empty())
-        Argv.push_back(Link.NVPTXWorker ? NVPTXWorkerFlag : WorkerFlag);
-      for (const std::string &Arg : Link.Args)
-        Argv.push_back(Arg);
-      // A link that traces what it loads keeps the trace apart.
-      std::string TraceFile = !Link.omitsArchives()
-                                  ? ErrFile
-                                  : Dir.path(Link.Job->fileName() + ".trace");
-      std::optional<StringRef> Redirects[] = {
-          std::nullopt, StringRef(TraceFile), StringRef(ErrFile)};
-      std::string ErrMsg;
-      bool ExecFailed = false;
-      std::optional<ArrayRef<StringRef>> Env;
-      if (Link.Program.empty())
-        Env = WorkerEnv;
-      sys::ProcessInfo PI = sys::ExecuteNoWait(Program, Argv, Env, Redirects, 0,
-                                               &ErrMsg, &ExecFailed);
-      if (ExecFailed) {
-        if (Jobserver)
-          Jobserver->release(std::move(Slot));
-        Failure = joinErrors(std::move(Failure),
-                             createStringError(inconvertibleErrorCode(),
-                                               "cannot start a device-link "
-                                               "worker: " +
-                                                   ErrMsg));
-        break;
-      }
-      Running.push_back({&Link, PI, ErrFile, TraceFile, std::move(Slot)});
-      ++Next;
-    }
-    if (Failure && Next < Links.size())
-      Next = Links.size();
-    if (Running.empty())
-      break;
-
-    // Reap whatever has finished; sleep briefly when nothing has.
-    bool Reaped = false;
-    for (size_t I = 0; I < Running.size();) {
-      std::string ErrMsg;
-      sys::ProcessInfo Done =
-          sys::Wait(Running[I].Process, /*SecondsToWait=*/0, &ErrMsg);
-      if (Done.Pid == 0) {
-        ++I;
-        continue;
-      }
-      Finished(Running[I], Done.ReturnCode, ErrMsg);
-      Running.erase(Running.begin() + I);
-      Reaped = true;
-    }
-    if (!Reaped)
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
+  scheduleWorkers(ToRun.size(), MaxJobs, Jobserver, Start, Finished);
   if (Failure)
     return Failure;
+  if (Reaped != ToRun.size())
+    return createStringError(inconvertibleErrorCode(),
+                             "no job slot for a device link from make's "
+                             "jobserver");
   for (PreparedDeviceLink *Link : Again)
     if (Error E = runWithEveryLibrary(Session, *Link))
       return E;

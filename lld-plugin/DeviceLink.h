@@ -14,38 +14,12 @@
 
 #include "lld-plugin/DeviceLinkLibraries.h"
 #include "lld-plugin/DevicePlan.h"
+#include "lld-plugin/HostLinkInfo.h"
 #include "lld-plugin/LinkOptions.h"
 #include "lld-plugin/RunLLD.h"
 #include "lld-plugin/WorkDir.h"
 
 namespace offload {
-
-/// What device links borrow from the host link's command line.
-struct HostLinkInfo {
-  llvm::Triple HostTriple;
-  /// -L directories and --sysroot, in order.
-  std::vector<std::string> SearchArgs;
-  /// The C runtime objects around a shared object (crti.o, crtbeginS.o;
-  /// crtendS.o, crtn.o), when the host link has them.
-  std::vector<std::string> StartFiles, EndFiles;
-  /// The host link's dynamic linker (-dynamic-linker), when it has one;
-  /// given to CPU device links as an input when the file exists here.
-  std::string DynamicLinker;
-  /// The host link's libraries, in order, as upstream's CPU device link
-  /// takes them: -l<name>, archives and shared objects named by path,
-  /// --whole-archive/--no-whole-archive and -rpath.
-  std::vector<std::string> Libraries;
-  /// The host command line's inputs as found for it, when known: where its
-  /// -l<name>s are, which CPU device links need not look for again.
-  const LinkInputs *Named = nullptr;
-};
-
-/// Reads what device links need from the host link's arguments. \p Loaded
-/// (what the link loads: from the command line, a probe or the host link's
-/// trace) tells the libraries named by path from other
-/// arguments that are not options: only files the host link loads count.
-HostLinkInfo getHostLinkInfo(const LLDCommandLine &LLD,
-                             const LoadedInputs &Loaded);
 
 /// A device link ready to run: LLD's arguments (or another program's, for
 /// targets LLD does not link) and its output.

@@ -4,7 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "lld-plugin/DeviceLink.h"
+#include "lld-plugin/HostLinkInfo.h"
 
 #include "gtest/gtest.h"
 
