@@ -353,7 +353,7 @@ int link(ArrayRef<const char *> Args, StringRef Self, LLDSession &Session) {
   if (!Guard)
     return reportError(Guard.takeError());
   LinkState S(Session, CL, **Dir, Self);
-  // Find the inputs; read their archives' members beside the device links.
+  // Find the inputs and read their section tables, archive members' too.
   findInputs(S);
   // The device-link cache, when one is asked for.
   if (Expected<std::unique_ptr<DeviceLinkCache>> Cache =

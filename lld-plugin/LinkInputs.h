@@ -7,10 +7,9 @@
 // LLD always loads, and no archive member carries any. This reads the
 // command line with LLD's own option table and library search, then the
 // section tables of every object and archive member it names, and tells
-// whether that is so. A large program's archives take the longest to read:
-// that may be done apart (readArchives(), on another thread), the archives
-// assumed to hold no device code until it is done. The host link's own
-// trace confirms the answer afterwards (see ld.lld-offload.cpp).
+// whether that is so. A large program's archives take the longest to read
+// (readArchives(), on every core). The host link's own trace confirms the
+// answer afterwards (see Link.cpp).
 //
 //===----------------------------------------------------------------------===//
 
