@@ -13,6 +13,10 @@ which has none, on the same work, in one run:
            the 20 links
   cold     the 10-arch HIP link with an empty cache against the same link
            without one (what turning the cache on costs)
+  warm     the OpenMP suite relinked, the cache warm, against the floor:
+           plain `clang -fopenmp main.o -L. -lfat -lomptarget -fuse-ld=lld`
+           (ld.lld alone, registering nothing) on the same objects; the
+           median of --repeat passes' totals
 
 Times are medians of interleaved rounds (`relink`, `cold`) or totals
 (`suite`); ratios are ours / upstream (or cache on / off): below 1 is
@@ -92,8 +96,10 @@ def cold(work, linker, archs, repeat, funcs, kernels):
     return statistics.median(t_on), statistics.median(t_off)
 
 
-def suite(work, linker, kind, archs, count, funcs, kernels):
-    """`count` programs, each a main of its own and the fat library."""
+def suite(work, linker, kind, archs, count, funcs, kernels, repeat=0):
+    """`count` programs, each a main of its own and the fat library; for
+    OpenMP, then `repeat` passes of relinks with the cache warm against
+    plain ld.lld (the medians of the passes' totals, or None)."""
     if kind == "hip":
         gpu_link.make_program(work, archs, funcs, kernels)
         members = ["a.o", "b.o"]
@@ -146,6 +152,28 @@ def suite(work, linker, kind, archs, count, funcs, kernels):
                 total_ours += t
             else:
                 total_up += t
+    warm = None
+    if kind == "openmp" and repeat:
+        passes_ours, passes_plain = [], []
+        for r in range(repeat):
+            t_ours = t_plain = 0.0
+            for i, main in enumerate(mains):
+                ours = [CLANG] + our_flags + [main, "-L.", "-lfat"] + [
+                    "-fuse-ld=lld", "--ld-path=" + linker,
+                    "-Wl,--offload-cache-dir=" + cache, "-o", "ours%d" % i]
+                plain = [CLANG, "-fopenmp", main, "-L.", "-lfat",
+                         "-lomptarget", "-fuse-ld=lld", "-o", "plain%d" % i]
+                pair = [("ours", ours), ("plain", plain)]
+                for name, cmd in (pair if (i + r) % 2 == 0 else pair[::-1]):
+                    t = timed(cmd, work)
+                    if name == "ours":
+                        t_ours += t
+                    else:
+                        t_plain += t
+            passes_ours.append(t_ours)
+            passes_plain.append(t_plain)
+        warm = (statistics.median(passes_ours),
+                statistics.median(passes_plain))
     # Both programs carry the library's device code.
     for exe in ("ours0", "up0"):
         sections = subprocess.check_output(
@@ -155,7 +183,7 @@ def suite(work, linker, kind, archs, count, funcs, kernels):
         if want not in sections:
             sys.exit("%s has no %s: the library's device code is missing" %
                      (exe, want))
-    return total_ours, total_up
+    return total_ours, total_up, warm
 
 
 def main():
@@ -176,6 +204,7 @@ def main():
         return tempfile.mkdtemp(prefix="lld-offload-cache-bench-")
 
     rows = []
+    warm = None
     work = fresh()
     try:
         o, u = relink(work, linker, many, args.repeat, funcs, kernels)
@@ -185,7 +214,9 @@ def main():
     for kind, archs in (("hip", four), ("openmp", None)):
         work = fresh()
         try:
-            o, u = suite(work, linker, kind, archs, count, funcs, kernels)
+            o, u, w = suite(work, linker, kind, archs, count, funcs, kernels,
+                            args.repeat)
+            warm = warm or w
             label = ("suite of %d, HIP %d archs" % (count, len(four))
                      if kind == "hip" else "suite of %d, OpenMP x86_64" % count)
             rows.append((label, o, u))
@@ -195,6 +226,10 @@ def main():
                                    "ours/up"))
     for label, o, u in rows:
         print("%-28s %10.3f %12.3f %8.3f" % (label, o, u, o / u))
+    if warm:
+        print("%-28s %10.3f %12.3f %8.3f   (ours warm / plain ld.lld)" % (
+            "warm suite, OpenMP x86_64", warm[0], warm[1],
+            warm[0] / warm[1]))
     work = fresh()
     try:
         on, off = cold(work, linker, many, args.repeat, funcs, kernels)

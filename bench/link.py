@@ -10,16 +10,22 @@ Objects are compiled once, before timing. Each link runs --repeat times; the
 best wall time and the largest peak RSS (of the whole process tree) count.
 Ratios are upstream / ours: above 1 means we are faster or smaller.
 
+A second table is the floor: ours relinking with a warm device-link cache
+(--offload-cache-dir) against plain ld.lld on the same objects
+(clang -fopenmp *.o -lomptarget -fuse-ld=lld: links, registers nothing),
+interleaved, medians of --repeat pairs; ours/plain, below 1.15 is the aim.
+
   bench/link.py [--build BUILD] [--units 1,10,100] [--repeat 5]
 """
 import argparse
 import os
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
 
-from benchlib import best_of
+from benchlib import best_of, run
 
 LLVM_BIN = "/usr/lib/llvm-22/bin"
 CLANG = os.path.join(LLVM_BIN, "clang")
@@ -76,6 +82,7 @@ def main():
     print("%-6s %12s %10s %8s %12s %10s %8s" % (
         "units", "upstream s", "ours s", "speedup", "upstream MiB",
         "ours MiB", "rss x"))
+    warm_rows = []
     for units in [int(u) for u in args.units.split(",")]:
         work = tempfile.mkdtemp(prefix="lld-offload-link-bench-")
         try:
@@ -96,8 +103,32 @@ def main():
             print("%-6d %12.3f %10.3f %8.2f %12.1f %10.1f %8.2f" % (
                 units, t_up, t_ours, t_up / t_ours, m_up, m_ours,
                 m_up / m_ours))
+            warm_rows.append((units, warm_against_plain(
+                work, objects, linker, args.repeat)))
         finally:
             shutil.rmtree(work, ignore_errors=True)
+    print("\n%-6s %12s %10s %8s" % ("units", "warm ours s", "plain s",
+                                     "ours/plain"))
+    for units, (warm, plain) in warm_rows:
+        print("%-6d %12.4f %10.4f %8.3f" % (units, warm, plain, warm / plain))
+
+
+def warm_against_plain(work, objects, linker, repeat):
+    """Medians of `repeat` interleaved relinks: ours with a warm cache, and
+    plain ld.lld (the floor)."""
+    cache = os.path.join(work, "cache")
+    ours = [CLANG, "-fopenmp"] + objects + [
+        "-fuse-ld=lld", "--ld-path=" + linker,
+        "-Wl,--offload-cache-dir=" + cache, "-o", "warm"]
+    plain = [CLANG, "-fopenmp"] + objects + [
+        "-lomptarget", "-fuse-ld=lld", "-o", "plain"]
+    run(ours, work)  # fills the cache
+    t_ours, t_plain = [], []
+    for r in range(max(repeat, 3) * 3):
+        pair = [(t_ours, ours), (t_plain, plain)]
+        for times, cmd in (pair if r % 2 == 0 else pair[::-1]):
+            times.append(run(cmd, work)[0])
+    return statistics.median(t_ours), statistics.median(t_plain)
 
 
 if __name__ == "__main__":

@@ -15,9 +15,13 @@
 #include "llvm/Support/CachePruning.h"
 #include "llvm/Support/Endian.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
+
+#include <ctime>
+#include <sys/stat.h>
 
 using namespace llvm;
 
@@ -74,29 +78,39 @@ DeviceLinkCache::open(const OffloadOptions &Options) {
       *Cache, Handed, Dir, Options.CachePolicy, Options.CudaPath));
 }
 
+void CacheKeyHasher::add(StringRef What, StringRef Value) {
+  H.update(What);
+  H.update(" ");
+  H.update(Value);
+  H.update("\n");
+}
+
+std::string CacheKeyHasher::finish(StringRef Kind) {
+  return (Kind.empty() ? "" : Kind + "-").str() +
+         toHex(H.final(), /*LowerCase=*/true);
+}
+
+std::string DeviceLinkCache::toolIdentity(StringRef Path) {
+  sys::fs::file_status St;
+  if (sys::fs::status(Path, St))
+    return (Path + " missing").str();
+  return (Path + " " + Twine(St.getSize()) + " " +
+          Twine(St.getLastModificationTime().time_since_epoch().count()))
+      .str();
+}
+
 namespace {
 /// Everything that decides a device link's bytes, hashed as it is read.
 class KeyBuilder {
 public:
-  KeyBuilder(const WorkDir &Dir) : WorkPrefix(Dir.dir() + "/") {}
+  KeyBuilder(const WorkDir &Dir, DeviceLinkCache &Cache)
+      : Cache(Cache), WorkPrefix(Dir.dir() + "/") {}
 
-  void add(StringRef What, StringRef Value) {
-    H.update(What);
-    H.update(" ");
-    H.update(Value);
-    H.update("\n");
-  }
+  void add(StringRef What, StringRef Value) { H.add(What, Value); }
 
   /// A file's identity without reading it: a tool's or our own.
   void addIdentity(StringRef What, StringRef Path) {
-    sys::fs::file_status St;
-    if (sys::fs::status(Path, St)) {
-      add(What, (Path + " missing").str());
-      return;
-    }
-    add(What, (Path + " " + Twine(St.getSize()) + " " +
-               Twine(St.getLastModificationTime().time_since_epoch().count()))
-                  .str());
+    add(What, DeviceLinkCache::toolIdentity(Path));
   }
 
   /// A file's contents, once; with the files it names if it is a linker
@@ -105,6 +119,16 @@ public:
                 unsigned Depth = 0) {
     if (!Seen.insert(Path).second)
       return Error::success();
+    // A large file (a library: no script) is hashed once for each of its
+    // versions.
+    uint64_t Size = 0;
+    if (!sys::fs::file_size(Path, Size) && Size >= MaxScriptSize) {
+      Expected<std::string> Hash = Cache.fileHash(Path);
+      if (!Hash)
+        return Hash.takeError();
+      add("file", relative(Path) + " " + *Hash);
+      return Error::success();
+    }
     ErrorOr<std::unique_ptr<MemoryBuffer>> File = MemoryBuffer::getFile(
         Path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
     if (!File)
@@ -141,11 +165,12 @@ public:
     return Path.str();
   }
 
-  std::string finish() { return toHex(H.final(), /*LowerCase=*/true); }
+  std::string finish() { return H.finish(); }
 
 private:
+  static constexpr uint64_t MaxScriptSize = 1 << 16;
   static bool looksLikeScript(StringRef Data) {
-    return Data.size() < (1 << 16) &&
+    return Data.size() < MaxScriptSize &&
            llvm::all_of(Data.take_front(256),
                         [](char C) { return isPrint(C) || isSpace(C); });
   }
@@ -194,16 +219,16 @@ private:
     return Error::success();
   }
 
-  BLAKE3 H;
+  DeviceLinkCache &Cache;
+  CacheKeyHasher H;
   std::string WorkPrefix;
   StringSet<> Seen;
 };
 } // namespace
 
 Expected<std::string> DeviceLinkCache::key(const PreparedDeviceLink &Link,
-                                           const WorkDir &Dir,
-                                           StringRef Self) const {
-  KeyBuilder K(Dir);
+                                           const WorkDir &Dir, StringRef Self) {
+  KeyBuilder K(Dir, *this);
   // This linker.
   K.add("format", "lld-offload device-link cache 1");
   K.add("version",
@@ -255,15 +280,51 @@ Expected<std::string> DeviceLinkCache::key(const PreparedDeviceLink &Link,
   return K.finish();
 }
 
-Expected<bool> DeviceLinkCache::fetch(StringRef Key, StringRef Output,
-                                      bool DryRun) {
+Expected<std::string> DeviceLinkCache::fileHash(StringRef Path) {
+  // Its identity: where it is, and what changes with each write (the change
+  // time too, which no one can set back).
+  struct stat St;
+  bool Known = ::stat(Path.str().c_str(), &St) == 0;
+  // ccache's rule: a file changed in the last two seconds may change again
+  // within its times' granularity, unseen.
+  bool Settled = Known && ::time(nullptr) - St.st_ctim.tv_sec > 2;
+  CacheKeyHasher Identity;
+  Identity.add("format", "lld-offload file hash 1");
+  Identity.add("file", Path);
+  Identity.add("identity",
+               formatv("{0} {1} {2} {3}.{4} {5}.{6}", St.st_dev, St.st_ino,
+                       St.st_size, St.st_mtim.tv_sec, St.st_mtim.tv_nsec,
+                       St.st_ctim.tv_sec, St.st_ctim.tv_nsec)
+                   .str());
+  std::string Key = Identity.finish("filehash");
+  if (Settled) {
+    Expected<std::unique_ptr<MemoryBuffer>> Kept = lookup(Key);
+    if (!Kept)
+      consumeError(Kept.takeError());
+    else if (*Kept)
+      return contents(**Kept).str();
+  }
+  ErrorOr<std::unique_ptr<MemoryBuffer>> File = MemoryBuffer::getFile(
+      Path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
+  if (!File)
+    return createStringError(
+        File.getError(), "device-link cache: cannot read '%s': %s",
+        Path.str().c_str(), File.getError().message().c_str());
+  std::string Hash = hashOf((*File)->getBuffer());
+  if (Settled)
+    consumeError(keep(Key, Hash)); // only a cost saved
+  return Hash;
+}
+
+Expected<std::unique_ptr<MemoryBuffer>> DeviceLinkCache::lookup(StringRef Key,
+                                                                bool DryRun) {
   for (int Try = 0; Try != 2; ++Try) {
     Handed->reset();
     Expected<AddStreamFn> Stream = Cache(0, Key, "");
     if (!Stream)
       return trimmed(Stream.takeError());
     if (*Stream || !*Handed)
-      return false; // a miss
+      return nullptr; // a miss
     StringRef Data = (*Handed)->getBuffer();
     bool Whole = Data.size() >= EntryHeaderSize &&
                  Data.starts_with(EntryMagic) &&
@@ -271,41 +332,60 @@ Expected<bool> DeviceLinkCache::fetch(StringRef Key, StringRef Output,
                      Data.size() - EntryHeaderSize &&
                  toHex(Data.substr(16, 32), true) ==
                      hashOf(Data.drop_front(EntryHeaderSize));
-    if (Whole) {
-      if (DryRun)
-        return true;
-      if (Error E = writeFileDirectly(Output, Data.drop_front(EntryHeaderSize)))
-        return std::move(E);
-      return true;
-    }
+    if (Whole)
+      return std::move(*Handed);
     // Truncated or corrupt: not used, and out of the way of a new entry.
-    SmallString<128> Entry(Directory);
-    sys::path::append(Entry, "llvmcache-" + Key);
+    std::string Entry = entryPath(Key);
     Handed->reset();
     if (DryRun)
-      return false;
+      return nullptr;
     if (std::error_code EC = sys::fs::remove(Entry))
       return createStringError(EC, "cannot remove the broken cache entry %s",
                                Entry.c_str());
   }
-  return false;
+  return nullptr;
 }
 
-Error DeviceLinkCache::store(StringRef Key, StringRef Output) {
-  ErrorOr<std::unique_ptr<MemoryBuffer>> Image = MemoryBuffer::getFile(
-      Output, /*IsText=*/false, /*RequiresNullTerminator=*/false);
-  if (!Image)
-    return createStringError(Image.getError(), "cannot read %s",
-                             Output.str().c_str());
+StringRef DeviceLinkCache::contents(const MemoryBuffer &Entry) {
+  return Entry.getBuffer().drop_front(EntryHeaderSize);
+}
+
+Expected<bool> DeviceLinkCache::fetch(StringRef Key, StringRef Output,
+                                      bool DryRun) {
+  Expected<std::unique_ptr<MemoryBuffer>> Entry = lookup(Key, DryRun);
+  if (!Entry)
+    return Entry.takeError();
+  if (!*Entry)
+    return false;
+  if (!DryRun)
+    if (Error E = writeFileDirectly(Output, contents(**Entry)))
+      return std::move(E);
+  return true;
+}
+
+std::string DeviceLinkCache::entryPath(StringRef Key) const {
+  SmallString<128> Entry(Directory);
+  sys::path::append(Entry, "llvmcache-" + Key);
+  return Entry.str().str();
+}
+
+Error DeviceLinkCache::keep(StringRef Key, StringRef Data, bool Replace) {
+  // LLVM's cache never writes over an entry: the old one goes first (a
+  // link reading it meanwhile has it mapped, or finds none).
+  if (Replace)
+    if (std::error_code EC = sys::fs::remove(entryPath(Key)))
+      return createStringError(EC, "cannot replace the cache entry %s",
+                               entryPath(Key).c_str());
   Expected<AddStreamFn> AddStream = Cache(0, Key, "");
   if (!AddStream)
     return trimmed(AddStream.takeError());
-  if (!*AddStream)
+  if (!*AddStream) {
+    Handed->reset();
     return Error::success(); // another link filled it meanwhile
+  }
   Expected<std::unique_ptr<CachedFileStream>> Stream = (*AddStream)(0, "");
   if (!Stream)
     return trimmed(Stream.takeError());
-  StringRef Data = (*Image)->getBuffer();
   char Size[8];
   support::endian::write64le(Size, Data.size());
   std::array<uint8_t, 32> Hash = BLAKE3::hash(arrayRefFromStringRef(Data));
@@ -316,6 +396,15 @@ Error DeviceLinkCache::store(StringRef Key, StringRef Output) {
   Error E = (*Stream)->commit();
   Handed->reset();
   return trimmed(std::move(E));
+}
+
+Error DeviceLinkCache::store(StringRef Key, StringRef Output) {
+  ErrorOr<std::unique_ptr<MemoryBuffer>> Image = MemoryBuffer::getFile(
+      Output, /*IsText=*/false, /*RequiresNullTerminator=*/false);
+  if (!Image)
+    return createStringError(Image.getError(), "cannot read %s",
+                             Output.str().c_str());
+  return keep(Key, (*Image)->getBuffer());
 }
 
 Error DeviceLinkCache::prune() {

@@ -29,6 +29,7 @@
 
 #include "lld-plugin/DeviceLink.h"
 
+#include "llvm/Support/BLAKE3.h"
 #include "llvm/Support/Caching.h"
 
 #include <memory>
@@ -52,8 +53,13 @@ public:
   /// The key of \p Link, whose work directory is \p Dir; \p Self is this
   /// executable. Fails if an input cannot be read.
   llvm::Expected<std::string> key(const PreparedDeviceLink &Link,
-                                  const WorkDir &Dir,
-                                  llvm::StringRef Self) const;
+                                  const WorkDir &Dir, llvm::StringRef Self);
+
+  /// The hash of the contents of the file \p Path, kept under its identity
+  /// (path, device, inode, size, modification and change times), so that
+  /// the libraries every link names are read once, not at each link. Files
+  /// changed in the last two seconds are read.
+  llvm::Expected<std::string> fileHash(llvm::StringRef Path);
 
   /// Writes the image kept under \p Key to \p Output; false when there is
   /// none. An entry that is not whole is removed and is no hit.
@@ -64,12 +70,31 @@ public:
   /// Keeps the image at \p Output under \p Key.
   llvm::Error store(llvm::StringRef Key, llvm::StringRef Output);
 
+  /// The whole entry kept under \p Key (its contents()), or null when there
+  /// is none; one that is not whole is removed (unless \p DryRun) and is
+  /// no hit.
+  llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>>
+  lookup(llvm::StringRef Key, bool DryRun = false);
+  /// What an entry that lookup() found holds.
+  static llvm::StringRef contents(const llvm::MemoryBuffer &Entry);
+  /// Keeps \p Data under \p Key; in place of what is kept there if
+  /// \p Replace.
+  llvm::Error keep(llvm::StringRef Key, llvm::StringRef Data,
+                   bool Replace = false);
+
   /// Prunes the directory as the policy says.
   llvm::Error prune();
 
   const std::string &directory() const { return Directory; }
 
+  /// A tool's identity without reading it: path, size and modification
+  /// time.
+  static std::string toolIdentity(llvm::StringRef Path);
+
 private:
+  /// The file of the entry \p Key.
+  std::string entryPath(llvm::StringRef Key) const;
+
   DeviceLinkCache(llvm::FileCache Cache,
                   std::shared_ptr<std::unique_ptr<llvm::MemoryBuffer>> Handed,
                   std::string Directory, std::string Policy,
@@ -86,6 +111,18 @@ private:
   std::string Policy;
   /// The CUDA toolkit whose nvlink and ptxas NVPTX links run.
   std::string CudaPath;
+};
+
+/// A cache key being made: a BLAKE3 hash of "what value" lines.
+class CacheKeyHasher {
+public:
+  void add(llvm::StringRef What, llvm::StringRef Value);
+  /// The key: \p Kind (of entry, empty for a device image), then the hash
+  /// in hex.
+  std::string finish(llvm::StringRef Kind = "");
+
+private:
+  llvm::BLAKE3 H;
 };
 
 /// The first 16 hex digits of a key, for messages.

@@ -162,7 +162,7 @@ void keepDeviceLinks(DeviceLinkCache &Cache,
 Expected<std::vector<std::string>>
 registerImages(const LinkCommandLine &CL, const DeviceWork &Work,
                ArrayRef<PreparedDeviceLink> Links, const WorkDir &Dir,
-               std::vector<std::string> Keep) {
+               DeviceLinkCache *Cache, std::vector<std::string> Keep) {
   const OffloadOptions &Opts = CL.Offload;
   RegistrationSettings Settings;
   // clang's pipeline bundles as clang-offload-bundler's environment says
@@ -184,6 +184,10 @@ registerImages(const LinkCommandLine &CL, const DeviceWork &Work,
   Settings.Relocatable = CL.Relocatable;
   Settings.CudaPath = Opts.CudaPath;
   Settings.HIPFatbinUnits = Work.Inputs->hipFatbinUnits();
+  // What --offload-save-temps keeps (the fat binaries) is not in the cache.
+  if (!Opts.SaveTemps)
+    Settings.Cache = Cache;
+  Settings.Verbose = Opts.Verbose;
   // A relocatable output that links device code now keeps its own entries
   // section, so that it registers its images and no others (and keeps them
   // by its own script).

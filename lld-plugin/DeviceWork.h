@@ -72,11 +72,12 @@ void keepDeviceLinks(DeviceLinkCache &Cache,
 /// Builds the objects that register the linked images at startup (one per
 /// offload kind) and returns the host link's arguments for them: the
 /// objects, and the scripts a relocatable output or a large fat binary
-/// needs, after \p Keep (keepEntries()).
+/// needs, after \p Keep (keepEntries()). Objects of cached images come
+/// from \p Cache, when given, and are kept there.
 llvm::Expected<std::vector<std::string>>
 registerImages(const LinkCommandLine &CL, const DeviceWork &Work,
                llvm::ArrayRef<PreparedDeviceLink> Links, const WorkDir &Dir,
-               std::vector<std::string> Keep);
+               DeviceLinkCache *Cache, std::vector<std::string> Keep);
 
 } // namespace offload
 

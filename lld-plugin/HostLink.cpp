@@ -82,7 +82,7 @@ static void keepArchiveStats(const LinkCommandLine &CL, const WorkDir &Dir,
 
 int linkHost(LLDSession &Session, const LinkCommandLine &CL,
              ArrayRef<std::string> Extra, const WorkDir *Dir,
-             LoadedInputs *Traced) {
+             LoadedInputs *Traced, raw_ostream &Err) {
   std::vector<std::string> Args = CL.LLD.args();
   llvm::append_range(Args, Extra);
   if (CL.Offload.Verbose || CL.Offload.DryRun)
@@ -92,12 +92,12 @@ int linkHost(LLDSession &Session, const LinkCommandLine &CL,
   setCrashPhase("in the host link");
   // The host link is the process's last: its state is left to the exit.
   if (!Traced)
-    return Session.run(Args, outs(), errs(), AfterLink::Keep);
+    return Session.run(Args, outs(), Err, AfterLink::Keep);
   ArchiveStats Stats(Dir->path("archive-stats.txt"));
   llvm::append_range(Args, traceArguments(Stats));
   std::string Out;
   raw_string_ostream OutOS(Out);
-  int Status = Session.run(Args, OutOS, errs(), AfterLink::Keep);
+  int Status = Session.run(Args, OutOS, Err, AfterLink::Keep);
   *Traced = readLoadedInputs(Out, Stats.read(), Dir->dir() + "/");
   keepArchiveStats(CL, *Dir, *Traced);
   if (CL.LLD.asksForTrace())

@@ -68,10 +68,12 @@ private:
 /// The host link as asked for, plus \p Extra. With \p Traced, LLD also
 /// reports what the link loads, into \p Traced (inputs under \p Dir, ours,
 /// left out), and its standard output is printed only if the command line
-/// asked for --trace itself. Returns LLD's status.
+/// asked for --trace itself. LLD's messages go to \p Err. Returns LLD's
+/// status.
 int linkHost(LLDSession &Session, const LinkCommandLine &CL,
              llvm::ArrayRef<std::string> Extra, const WorkDir *Dir = nullptr,
-             LoadedInputs *Traced = nullptr);
+             LoadedInputs *Traced = nullptr,
+             llvm::raw_ostream &Err = llvm::errs());
 
 /// What LLD prints for an informational command line (--version, --help),
 /// with what is ours added. Returns LLD's status.

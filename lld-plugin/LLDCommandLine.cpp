@@ -176,6 +176,10 @@ bool LLDCommandLine::foldsAllIdenticalCode() const {
   return A && optionName(*A) == "icf=all";
 }
 
+bool LLDCommandLine::writesWhyExtract() const {
+  return last(P->List, {"why-extract="}) != nullptr;
+}
+
 std::optional<std::string> LLDCommandLine::dependencyFile() const {
   const opt::Arg *A = last(P->List, {"dependency-file"});
   if (!A || !A->getNumValues())

@@ -85,6 +85,8 @@ public:
   bool collectsUnusedSections() const;
   /// The last --icf= is --icf=all.
   bool foldsAllIdenticalCode() const;
+  /// --why-extract=<file>: the user's, which a second would replace.
+  bool writesWhyExtract() const;
   /// --dependency-file=<file>, the last.
   std::optional<std::string> dependencyFile() const;
   /// --time-trace, --time-trace=<file>, --time-trace-granularity=<n>, and

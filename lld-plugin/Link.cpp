@@ -7,6 +7,9 @@
 //   - the host link loaded other device code than planned (a linker
 //     script's input, a member only the registration pulls in);
 //   - a CPU device link, run without the host's static archives, needs one.
+// With the device-link cache on, what is known may also be what the last
+// link of the same command line loaded (LastLoaded.h): a guess, checked as
+// any plan is, and dropped for LLD's answer if it fails.
 // The checks record what they found (Findings); decide() says what follows
 // (Verdict). A dry run, or a link whose host link cannot be traced, is the
 // same list with the host link's check left out.
@@ -19,6 +22,7 @@
 #include "lld-plugin/DeviceLinkCache.h"
 #include "lld-plugin/DeviceWork.h"
 #include "lld-plugin/HostLink.h"
+#include "lld-plugin/LastLoaded.h"
 #include "lld-plugin/LinkChecks.h"
 #include "lld-plugin/LinkInputs.h"
 #include "lld-plugin/ResourceUsage.h"
@@ -26,6 +30,7 @@
 
 #include "lld/Common/Filesystem.h"
 
+#include "llvm/Support/MemoryBuffer.h"
 
 #include <future>
 
@@ -33,6 +38,18 @@ using namespace llvm;
 
 namespace offload {
 namespace {
+
+/// Where the plan of a link came from.
+enum class PlanSource {
+  /// The objects the command line names: nothing else holds device code.
+  CommandLine,
+  /// LLD, asked what the link loads.
+  LLD,
+  /// What the last link of this command line loaded (a guess).
+  LastLink,
+  /// What the host link loaded.
+  HostLink,
+};
 
 /// Everything the passes of one link share.
 struct LinkState {
@@ -53,6 +70,10 @@ struct LinkState {
   /// Why the command line alone does not say what the link loads.
   std::string AskLLD;
   std::unique_ptr<DeviceLinkCache> Cache;
+  /// The key under which the cache remembers what this command line loads,
+  /// when it may.
+  std::string LastLoadedKey;
+  PlanSource Source = PlanSource::CommandLine;
   /// The warnings said so far, each once in a link.
   StringSet<> Warned;
   DeviceWork Work;
@@ -66,6 +87,12 @@ struct Findings {
   bool DeviceLinkNeedsArchive = false;
   /// What the host link loaded, when it was traced.
   std::optional<LoadedInputs> HostLoaded;
+  /// A member with device code that only the registration or the runtime
+  /// took (checked of a plan from the last link only).
+  bool RegistrationTookDeviceCode = false;
+  /// LLD's messages, held back while the plan is the last link's: said if
+  /// it holds, else dropped with the link.
+  std::string HeldMessages;
 };
 
 /// What follows a round.
@@ -75,6 +102,8 @@ enum class Verdict {
   PlanAgain,
   /// Link again, CPU device links with every host library.
   EveryLibrary,
+  /// The last link's plan does not hold: plan from LLD's answer.
+  AskLLD,
 };
 
 /// How many times a link may link again before giving up.
@@ -87,13 +116,14 @@ Findings failed(Error E) {
   return F;
 }
 
-/// Plans from \p Loaded, what the host link loads: 0, or the status of a
-/// link that cannot be planned (said).
-int plan(LinkState &S, const LoadedInputs &Loaded) {
+/// Plans from \p Loaded, what the host link loads, which \p Source says:
+/// 0, or the status of a link that cannot be planned (said).
+int plan(LinkState &S, const LoadedInputs &Loaded, PlanSource Source) {
   Expected<DeviceWork> Work = findDeviceWork(S.CL, Loaded, S.Named, S.Warned);
   if (!Work)
     return reportError(Work.takeError());
   S.Work = std::move(*Work);
+  S.Source = Source;
   return 0;
 }
 
@@ -106,7 +136,36 @@ int planFromLLD(LinkState &S, StringRef Why) {
     errs() << toString(Loaded.takeError()) << "\n";
     return 1;
   }
-  return plan(S, *Loaded);
+  return plan(S, *Loaded, PlanSource::LLD);
+}
+
+/// Plans from what the last link of this command line loaded, if the cache
+/// remembers it and it can be planned from: true if it did.
+bool planFromLastLink(LinkState &S) {
+  // Not when the user asked for what the check adds, --why-extract, or
+  // reads what a link that is dropped would have printed, --trace.
+  if (!S.Cache || !S.Traced || S.CL.LLD.writesWhyExtract() ||
+      S.CL.LLD.asksForTrace())
+    return false;
+  S.LastLoadedKey = lastLoadedKey(S.CL.LLD, S.Named);
+  std::optional<LoadedInputs> Last =
+      recallLastLoaded(*S.Cache, S.LastLoadedKey);
+  if (!Last)
+    return false;
+  // Its files may be gone: then LLD is asked, and says what is missing.
+  Expected<DeviceWork> Work = findDeviceWork(S.CL, *Last, S.Named, S.Warned);
+  if (!Work) {
+    consumeError(Work.takeError());
+    return false;
+  }
+  if (S.Opts.Verbose)
+    errs() << ToolName
+           << ": planning from what the last link of this command line "
+              "loaded ("
+           << S.AskLLD << ")\n";
+  S.Work = std::move(*Work);
+  S.Source = PlanSource::LastLink;
+  return true;
 }
 
 /// The dependency file of a host link that made its output names no file
@@ -127,8 +186,30 @@ Findings linkHost(LinkState &S, ArrayRef<std::string> Extra) {
   Pass P("host link", S.Opts.Verbose);
   if (S.Traced)
     F.HostLoaded.emplace();
-  F.Status = linkHost(S.Session, S.CL, Extra, &S.Dir,
-                      F.HostLoaded ? &*F.HostLoaded : nullptr);
+  // A plan from the last link is checked for members that only what it
+  // adds takes: LLD says why it took each.
+  std::vector<std::string> Args(Extra.begin(), Extra.end());
+  std::string WhyExtract;
+  if (S.Source == PlanSource::LastLink) {
+    WhyExtract = S.Dir.path("why-extract.txt");
+    Args.push_back("--why-extract=" + WhyExtract);
+  }
+  raw_string_ostream Held(F.HeldMessages);
+  F.Status = linkHost(
+      S.Session, S.CL, Args, &S.Dir, F.HostLoaded ? &*F.HostLoaded : nullptr,
+      WhyExtract.empty() ? static_cast<raw_ostream &>(errs()) : Held);
+  if (F.Status == 0 && !WhyExtract.empty()) {
+    ErrorOr<std::unique_ptr<MemoryBuffer>> Why =
+        MemoryBuffer::getFile(WhyExtract);
+    StringSet<> WithImages;
+    for (const DeviceImage &Image : S.Work.Inputs->images())
+      WithImages.insert(Image.Input);
+    F.RegistrationTookDeviceCode =
+        !Why || registrationTookDeviceCode((*Why)->getBuffer(), S.Named,
+                                           [&](StringRef Input) {
+                                             return WithImages.contains(Input);
+                                           });
+  }
   if (F.Status == 0)
     dropWorkFiles(S.CL, S.Dir);
   return F;
@@ -189,8 +270,8 @@ Findings linkRound(LinkState &S) {
     return failed(std::move(E));
 
   // Register the linked images.
-  Expected<std::vector<std::string>> Extra =
-      registerImages(S.CL, Work, *Links, S.Dir, std::move(*Keep));
+  Expected<std::vector<std::string>> Extra = registerImages(
+      S.CL, Work, *Links, S.Dir, S.Cache.get(), std::move(*Keep));
   if (!Extra)
     return failed(Extra.takeError());
   llvm::append_range(*Extra, Runtime);
@@ -212,11 +293,23 @@ Findings linkRound(LinkState &S) {
   return F;
 }
 
+/// A plan from the last link that did not hold: its link's messages are
+/// dropped, and LLD is asked.
+Verdict lastLinkFailed(LinkState &S) {
+  if (S.Opts.Verbose)
+    errs() << ToolName
+           << ": what the last link of this command line loaded does not "
+              "hold for this one; asking LLD\n";
+  return Verdict::AskLLD;
+}
+
 /// What follows \p F, the findings of round \p Round: plans again into
 /// \p S where it says so.
 Expected<Verdict> decide(LinkState &S, const Findings &F, unsigned Round) {
+  // A plan from the last link may fail the host link (a member it needs
+  // left out): planned from LLD's answer, it is linked again.
   if (F.Status != 0)
-    return Verdict::Done;
+    return S.Source == PlanSource::LastLink ? lastLinkFailed(S) : Verdict::Done;
   bool Changed = false;
   if (F.HostLoaded) {
     Pass P("check what the host link loaded", S.Opts.Verbose);
@@ -225,9 +318,17 @@ Expected<Verdict> decide(LinkState &S, const Findings &F, unsigned Round) {
     if (!Loaded)
       return Loaded.takeError();
     Changed = Loaded->Description != S.Work.Description;
+    // A plan from the last link that does not hold is dropped: planned
+    // from LLD's answer instead, the link is as if there were none.
+    if (S.Source == PlanSource::LastLink) {
+      if (Changed || F.RegistrationTookDeviceCode)
+        return lastLinkFailed(S);
+      errs() << F.HeldMessages;
+    }
     if (Changed) {
       Loaded->EveryLibrary = S.Work.EveryLibrary;
       S.Work = std::move(*Loaded);
+      S.Source = PlanSource::HostLink;
     }
   }
   if (!Changed && !F.DeviceLinkNeedsArchive)
@@ -304,11 +405,25 @@ void findInputs(LinkState &S) {
 }
 
 /// Plans from what is known: the objects the command line names when
-/// nothing else may hold device code, LLD's answer otherwise.
+/// nothing else may hold device code; else what the last link of this
+/// command line loaded, or LLD's answer.
 int planFromWhatIsKnown(LinkState &S) {
-  if (!S.AskLLD.empty())
-    return planFromLLD(S, S.AskLLD);
-  return plan(S, S.Named.commandLineLoads());
+  if (S.AskLLD.empty())
+    return plan(S, S.Named.commandLineLoads(), PlanSource::CommandLine);
+  if (planFromLastLink(S))
+    return 0;
+  return planFromLLD(S, S.AskLLD);
+}
+
+/// Remembers what the host link of a link that is done loaded, for the next
+/// link of this command line: when LLD's answer, the plan, held (then
+/// neither the registration nor the runtime took device code).
+void rememberWhatLoaded(LinkState &S, const Findings &F) {
+  if (F.Status != 0 || !F.HostLoaded || S.LastLoadedKey.empty() ||
+      S.Source != PlanSource::LLD)
+    return;
+  if (Error E = rememberLastLoaded(*S.Cache, S.LastLoadedKey, *F.HostLoaded))
+    reportWarning(std::move(E));
 }
 
 } // namespace
@@ -371,8 +486,15 @@ int link(ArrayRef<const char *> Args, StringRef Self, LLDSession &Session) {
     Expected<Verdict> Next = decide(S, F, Round);
     if (!Next)
       return reportError(Next.takeError());
-    if (*Next == Verdict::Done)
+    if (*Next == Verdict::Done) {
+      // Remember what the host link loaded, for the next same link.
+      rememberWhatLoaded(S, F);
       return F.Status;
+    }
+    // The plan from the last link did not hold: ask LLD.
+    if (*Next == Verdict::AskLLD)
+      if (int Status = planFromLLD(S, "the last link's plan did not hold"))
+        return Status;
   }
 }
 

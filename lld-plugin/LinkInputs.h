@@ -139,6 +139,12 @@ public:
   /// "lib.a(m.o)") certainly holds no device code: its section tables were
   /// read and say so. True for inputs not read here.
   bool mayHoldDeviceCode(llvm::StringRef Line) const;
+  /// True if the command line names the file \p Path (as LLD names it):
+  /// an object, archive or library LLD loads whatever else is linked.
+  bool namesFile(llvm::StringRef Path) const { return Files.count(Path); }
+  /// The archives it names, in command-line order, once read.
+  const std::vector<std::string> &archives() const { return Archives; }
+
   /// False if no member of the archive \p Path holds device code.
   bool archiveMayHoldDeviceCode(llvm::StringRef Path) const;
   /// False if the members named \p Member of the archive \p Path hold no

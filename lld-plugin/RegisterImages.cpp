@@ -2,6 +2,9 @@
 
 #include "lld-plugin/RegisterImages.h"
 
+#include "lld-plugin/DeviceLinkCache.h"
+#include "lld-plugin/HostLink.h"
+
 #include "format/BundleEntryID.h"
 #include "format/OffloadBinaryWriter.h"
 #include "format/OffloadBundle.h"
@@ -9,6 +12,7 @@
 #include "wrapper-ir/Registration.h"
 
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Object/ObjectFile.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/xxhash.h"
@@ -138,8 +142,7 @@ makeHIPFatbin(ArrayRef<const PreparedDeviceLink *> Links,
 static Expected<std::string>
 writeHIPRegistration(ArrayRef<const PreparedDeviceLink *> Links,
                      const Triple &HostTriple,
-                     const RegistrationSettings &Settings, const WorkDir &Dir,
-                     uint64_t &FatbinSize) {
+                     const RegistrationSettings &Settings, const WorkDir &Dir) {
   Expected<SmallVector<char, 0>> Fatbin =
       makeHIPFatbin(Links, Settings.Compression,
                     // clang's old driver names code objects "hipv4-...".
@@ -147,7 +150,6 @@ writeHIPRegistration(ArrayRef<const PreparedDeviceLink *> Links,
   if (!Fatbin)
     return Fatbin.takeError();
   StringRef Data(Fatbin->data(), Fatbin->size());
-  FatbinSize = Data.size();
   // Kept with the other intermediates, for --offload-save-temps.
   if (Expected<std::string> Saved = Dir.write("hip.hipfb", Data); !Saved)
     return Saved.takeError();
@@ -172,11 +174,9 @@ writeHIPRegistration(ArrayRef<const PreparedDeviceLink *> Links,
 
 /// The CUDA fat binary of \p Links: the toolkit's fatbinary, one ELF image
 /// per sm_NN, as clang-linker-wrapper runs it.
-static Expected<std::string>
-writeCUDARegistration(ArrayRef<const PreparedDeviceLink *> Links,
-                      const Triple &HostTriple,
-                      const RegistrationSettings &Settings, const WorkDir &Dir,
-                      uint64_t &FatbinSize) {
+static Expected<std::string> writeCUDARegistration(
+    ArrayRef<const PreparedDeviceLink *> Links, const Triple &HostTriple,
+    const RegistrationSettings &Settings, const WorkDir &Dir) {
   Expected<std::string> Fatbinary =
       findCudaTool(Settings.CudaPath, "fatbinary");
   if (!Fatbinary)
@@ -205,7 +205,6 @@ writeCUDARegistration(ArrayRef<const PreparedDeviceLink *> Links,
   if (std::error_code EC = Fatbin.getError())
     return createStringError(EC, "cannot read '%s': %s", Output.c_str(),
                              EC.message().c_str());
-  FatbinSize = (*Fatbin)->getBufferSize();
   ImageToRegister Image;
   Image.Data = (*Fatbin)->getBuffer();
   Image.ImageEnd = Image.Data.size();
@@ -215,6 +214,93 @@ writeCUDARegistration(ArrayRef<const PreparedDeviceLink *> Links,
   Options.EntriesSection = Settings.EntriesSection;
   return emitRegistration({Image}, HostTriple, Options, "registration-cuda.o",
                           Dir);
+}
+
+/// The key of a registration object: the keys of its images (each decides
+/// its image's bytes), and all else it is made of. Empty when an image has
+/// none.
+static std::string registrationKey(ArrayRef<const PreparedDeviceLink *> Links,
+                                   StringRef Name, const Triple &HostTriple,
+                                   const RegistrationSettings &Settings) {
+  CacheKeyHasher H;
+  H.add("format", "lld-offload registration object 1");
+  H.add("object", Name);
+  H.add("host", HostTriple.str());
+  H.add("entries", Settings.EntriesSection);
+  H.add("relocatable", Settings.Relocatable ? "yes" : "no");
+  if (const std::optional<BundleCompression> &C = Settings.Compression)
+    H.add("compression", (Twine(static_cast<int>(C->Method)) + " " +
+                          Twine(C->Level) + " " + Twine(C->Version))
+                             .str());
+  for (const std::string &Unit : Settings.HIPFatbinUnits)
+    H.add("hip unit", Unit);
+  for (const PreparedDeviceLink *Link : Links) {
+    if (Link->CacheKey.empty())
+      return "";
+    H.add("image", Link->Job->name() + " " + Link->CacheKey);
+    if (Link->Job->Kind == OffloadKind::Cuda) {
+      Expected<std::string> Fatbinary =
+          findCudaTool(Settings.CudaPath, "fatbinary");
+      if (!Fatbinary) {
+        consumeError(Fatbinary.takeError());
+        return "";
+      }
+      H.add("fatbinary", DeviceLinkCache::toolIdentity(*Fatbinary));
+    }
+  }
+  return H.finish("registration");
+}
+
+/// The registration object \p Name of \p Links that \p Write writes: from
+/// \p Cache when it has it (an object of cached images is fixed cost of a
+/// relink: codegen, and for CUDA the toolkit's fatbinary), else written and
+/// kept there. A cache that fails is a warning.
+static Expected<std::string>
+cachedRegistration(ArrayRef<const PreparedDeviceLink *> Links, StringRef Name,
+                   const Triple &HostTriple,
+                   const RegistrationSettings &Settings, const WorkDir &Dir,
+                   function_ref<Expected<std::string>()> Write) {
+  std::string Key;
+  if (Settings.Cache)
+    Key = registrationKey(Links, Name, HostTriple, Settings);
+  if (Key.empty())
+    return Write();
+  std::string Path = Dir.path(Name);
+  Expected<bool> Hit = Settings.Cache->fetch(Key, Path);
+  if (!Hit)
+    reportWarning(Hit.takeError());
+  else if (*Hit) {
+    if (Settings.Verbose)
+      errs() << ToolName << ": device-link cache: hit for the registration "
+             << "object " << Name << "\n";
+    return Path;
+  }
+  Expected<std::string> Written = Write();
+  if (Written)
+    if (Error E = Settings.Cache->store(Key, *Written))
+      reportWarning(createStringError(inconvertibleErrorCode(),
+                                      "cannot keep the registration object " +
+                                          Name + " in the device-link cache '" +
+                                          Settings.Cache->directory() +
+                                          "': " + toString(std::move(E))));
+  return Written;
+}
+
+/// The size of the fat binary in the registration object \p Path (0 if it
+/// has none): where the host link places it depends on it.
+static Expected<uint64_t> fatbinSize(StringRef Path) {
+  Expected<object::OwningBinary<object::ObjectFile>> Object =
+      object::ObjectFile::createObjectFile(Path);
+  if (!Object)
+    return Object.takeError();
+  for (const object::SectionRef &Section : Object->getBinary()->sections()) {
+    Expected<StringRef> SectionName = Section.getName();
+    if (SectionName &&
+        (*SectionName == ".hip_fatbin" || *SectionName == ".nv_fatbin"))
+      return Section.getSize();
+    consumeError(SectionName.takeError());
+  }
+  return 0;
 }
 
 Expected<RegistrationObjects> writeRegistrationObjects(
@@ -227,31 +313,32 @@ Expected<RegistrationObjects> writeRegistrationObjects(
                                            : OpenMP)
         .push_back(&Link);
   RegistrationObjects Result;
-  if (!OpenMP.empty()) {
+  auto Register = [&](ArrayRef<const PreparedDeviceLink *> Kind, StringRef Name,
+                      auto Write) -> Error {
+    if (Kind.empty())
+      return Error::success();
     Expected<std::string> Object =
-        writeOpenMPRegistration(OpenMP, HostTriple, Settings, Dir);
+        cachedRegistration(Kind, Name, HostTriple, Settings, Dir, [&] {
+          return Write(Kind, HostTriple, Settings, Dir);
+        });
     if (!Object)
       return Object.takeError();
+    Expected<uint64_t> Size = fatbinSize(*Object);
+    if (!Size)
+      return Size.takeError();
     Result.Paths.push_back(*Object);
-  }
-  if (!HIP.empty()) {
-    uint64_t Size = 0;
-    Expected<std::string> Object =
-        writeHIPRegistration(HIP, HostTriple, Settings, Dir, Size);
-    if (!Object)
-      return Object.takeError();
-    Result.Paths.push_back(*Object);
-    Result.LargestFatbin = std::max(Result.LargestFatbin, Size);
-  }
-  if (!CUDA.empty()) {
-    uint64_t Size = 0;
-    Expected<std::string> Object =
-        writeCUDARegistration(CUDA, HostTriple, Settings, Dir, Size);
-    if (!Object)
-      return Object.takeError();
-    Result.Paths.push_back(*Object);
-    Result.LargestFatbin = std::max(Result.LargestFatbin, Size);
-  }
+    Result.LargestFatbin = std::max(Result.LargestFatbin, *Size);
+    return Error::success();
+  };
+  if (Error E = Register(OpenMP, "registration.o", writeOpenMPRegistration))
+    return std::move(E);
+  if (Error E = Register(HIP,
+                         Settings.HIPFatbinUnits.empty() ? "registration-hip.o"
+                                                         : "hip-fatbin.o",
+                         writeHIPRegistration))
+    return std::move(E);
+  if (Error E = Register(CUDA, "registration-cuda.o", writeCUDARegistration))
+    return std::move(E);
   return std::move(Result);
 }
 

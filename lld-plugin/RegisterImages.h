@@ -16,6 +16,8 @@
 
 namespace offload {
 
+class DeviceLinkCache;
+
 /// How the registration objects are made.
 struct RegistrationSettings {
   /// The offload entries section the objects register.
@@ -29,6 +31,10 @@ struct RegistrationSettings {
   /// Old-driver HIP units (-fgpu-rdc) by CUID: when set, the HIP fat binary
   /// is defined for their own registration code instead of registered.
   std::vector<std::string> HIPFatbinUnits;
+  /// Where registration objects of cached images are kept, if anywhere.
+  DeviceLinkCache *Cache = nullptr;
+  /// Say what the cache gave (--offload-verbose).
+  bool Verbose = false;
 };
 
 /// Writes one object per offload kind among \p Links that registers its
