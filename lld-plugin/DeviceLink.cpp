@@ -102,37 +102,46 @@ prepareNVPTXLink(const DeviceLinkJob &Job, const OffloadOptions &Options,
 
   // Cubins only: nvlink itself. Bitcode, or device libraries (which are
   // bitcode: LLVM's device runtime, libdevice): LTO, ptxas and nvlink, by us.
+  using Arg = DeviceLinkArg;
+  std::vector<DeviceLinkArg> &Planned = Link.Planned;
   if (!Job.NeedsLTO && Request.Libraries.empty()) {
     Link.Program = *NVLink;
-    Link.Args = {"-arch=" + Job.Arch, "-o", Link.Output};
-    llvm::append_range(Link.Args, Request.Inputs);
-    llvm::append_range(Link.Args, Request.NVLinkArgs);
+    Planned.push_back(Arg::option("-arch=" + Job.Arch));
+    Planned.push_back(Arg::output(Link.Output));
+    for (const std::string &Input : Request.Inputs)
+      Planned.push_back(Arg::input(Input));
+    for (const std::string &A : Request.NVLinkArgs)
+      Planned.push_back(Arg::option(A));
+    Link.Args = spell(Planned);
     return std::move(Link);
   }
+  // What decides the worker's cubin, for the cache key: its request.
   Link.NVPTXWorker = true;
+  Planned.push_back(Arg::option("--arch=" + Request.Arch));
+  for (const std::string &Input : Request.Inputs)
+    Planned.push_back(Arg::input(Input));
+  for (const std::string &Lib : Request.Libraries)
+    Planned.push_back(Arg::input(Lib));
+  for (const std::string &A : Request.NVLinkArgs)
+    Planned.push_back(Arg::option("--nvlink-arg=" + A));
   Link.Args = Request.toArgs();
   return std::move(Link);
 }
 
-/// How many --trace lines the files of a CPU device link's \p Args (before
-/// its libraries) print: one per object or shared object; 0 when some other
-/// file (an archive, a linker script) makes that unknown.
-static size_t leadingTraceLines(ArrayRef<std::string> Args,
-                                ArrayRef<std::string> SearchArgs) {
-  SearchPaths Paths = LLDCommandLine(SearchArgs.vec()).searchPaths();
+/// How many --trace lines the files of a CPU device link's \p Planned
+/// arguments (before its libraries) print: one per object or shared object;
+/// 0 when some other file (an archive, a linker script) makes that unknown.
+static size_t leadingTraceLines(ArrayRef<DeviceLinkArg> Planned,
+                                ArrayRef<DeviceLinkArg> SearchArgs) {
+  SearchPaths Paths = searchPathsOf(SearchArgs);
   size_t Lines = 0;
-  for (size_t I = 0; I != Args.size(); ++I) {
-    StringRef Arg = Args[I];
-    if (Arg == "-o") {
-      ++I;
-      continue;
-    }
+  for (const DeviceLinkArg &A : Planned) {
     std::optional<std::string> Path;
-    if (Arg.starts_with("-l"))
-      Path = searchLibrary(Arg.drop_front(2), Paths.Dirs, Paths.Sysroot,
+    if (A.TheRole == DeviceLinkArg::Role::Library)
+      Path = searchLibrary(A.Value, Paths.Dirs, Paths.Sysroot,
                            /*Static=*/false);
-    else if (!Arg.starts_with("-"))
-      Path = Arg.str();
+    else if (A.TheRole == DeviceLinkArg::Role::Input)
+      Path = A.Value;
     else
       continue;
     file_magic Magic;
@@ -150,12 +159,17 @@ Expected<PreparedDeviceLink> prepareDeviceLink(const DeviceLinkJob &Job,
                                                const OffloadOptions &Options,
                                                const WorkDir &Dir,
                                                bool EveryLibrary) {
+  if (Job.TargetTriple.isNVPTX())
+    return prepareNVPTXLink(Job, Options, Dir);
   PreparedDeviceLink Link;
   Link.Job = &Job;
   Link.Output = Dir.path(Job.fileName() + ".img");
-  std::vector<std::string> &Args = Link.Args;
-  if (Job.TargetTriple.isNVPTX())
-    return prepareNVPTXLink(Job, Options, Dir);
+  using Arg = DeviceLinkArg;
+  std::vector<DeviceLinkArg> &Planned = Link.Planned;
+  auto AddOptions = [&](std::initializer_list<StringRef> Opts) {
+    for (StringRef O : Opts)
+      Planned.push_back(Arg::option(O));
+  };
   bool AMDGPU = Job.TargetTriple.isAMDGCN();
   if (AMDGPU) {
     // A code object: LTO for the processor and features of the target ID,
@@ -163,23 +177,25 @@ Expected<PreparedDeviceLink> prepareDeviceLink(const DeviceLinkJob &Job,
     Expected<TargetID> ID = TargetID::parse(Job.Arch);
     if (!ID)
       return ID.takeError();
-    Args = {"--no-undefined", "-shared", "-o", Link.Output,
-            "-plugin-opt=mcpu=" + ID->Processor};
+    AddOptions({"--no-undefined", "-shared"});
+    Planned.push_back(Arg::output(Link.Output));
+    Planned.push_back(Arg::option("-plugin-opt=mcpu=" + ID->Processor));
     if (!ID->Features.empty()) {
       std::string Attrs;
       for (const auto &[Name, On] : ID->Features)
         Attrs +=
             (Attrs.empty() ? "" : ",") + std::string(On ? "+" : "-") + Name;
-      Args.push_back("-plugin-opt=-mattr=" + Attrs);
+      Planned.push_back(Arg::option("-plugin-opt=-mattr=" + Attrs));
     }
     // clang's HIP toolchain splits the code generation of LTO into 8
     // partitions (its -flto-partitions=8 default; none for OpenMP): so do
     // we, for the same code object, byte for byte.
     // --offload-device-linker-arg=--lto-partitions=N comes later and wins.
     if (Job.Kind == OffloadKind::HIP)
-      Args.push_back("--lto-partitions=8");
+      AddOptions({"--lto-partitions=8"});
   } else {
-    Args = {"-shared", "-Bsymbolic", "-o", Link.Output};
+    AddOptions({"-shared", "-Bsymbolic"});
+    Planned.push_back(Arg::output(Link.Output));
   }
   bool HostCPU =
       !AMDGPU && Job.TargetTriple.getArch() == Host.HostTriple.getArch();
@@ -187,12 +203,13 @@ Expected<PreparedDeviceLink> prepareDeviceLink(const DeviceLinkJob &Job,
     // Everything resolved, as upstream's CPU device link (clang -shared
     // -Wl,--no-undefined with the C libraries below): an undefined symbol is
     // an error now, not when the runtime loads the image.
-    Args.push_back("--no-undefined");
-    llvm::append_range(Args, Host.SearchArgs);
-    llvm::append_range(Args, Host.StartFiles);
+    AddOptions({"--no-undefined"});
+    llvm::append_range(Planned, Host.SearchArgs);
+    for (const std::string &File : Host.StartFiles)
+      Planned.push_back(Arg::input(File));
   }
   if (!AMDGPU && Job.NeedsLTO && Job.Arch != "generic")
-    Args.push_back("-plugin-opt=mcpu=" + Job.Arch);
+    Planned.push_back(Arg::option("-plugin-opt=mcpu=" + Job.Arch));
 
   for (auto [N, Image] : llvm::enumerate(Job.Images)) {
     bool Bitcode = Image->Image.TheImageKind == ImageKind::Bitcode;
@@ -201,7 +218,7 @@ Expected<PreparedDeviceLink> prepareDeviceLink(const DeviceLinkJob &Job,
     Expected<std::string> Path = Dir.write(Name, Image->Image.Image);
     if (!Path)
       return Path.takeError();
-    Args.push_back(*Path);
+    Planned.push_back(Arg::input(*Path));
   }
   auto ForJob = [&](StringRef TripleName) {
     return TripleName.empty() ||
@@ -210,7 +227,7 @@ Expected<PreparedDeviceLink> prepareDeviceLink(const DeviceLinkJob &Job,
   size_t Libs = 0;
   for (const auto &[TripleName, Lib] : Options.DeviceLibs)
     if (ForJob(TripleName)) {
-      Args.push_back(Lib);
+      Planned.push_back(Arg::input(Lib));
       ++Libs;
     }
   // OpenMP on a GPU needs LLVM's OpenMP device runtime.
@@ -218,42 +235,48 @@ Expected<PreparedDeviceLink> prepareDeviceLink(const DeviceLinkJob &Job,
     Expected<std::string> Runtime = openMPDeviceRuntime(Job, Options);
     if (!Runtime)
       return Runtime.takeError();
-    Args.push_back(*Runtime);
+    Planned.push_back(Arg::input(*Runtime));
   }
-  for (const auto &[TripleName, Arg] : Options.DeviceLinkerArgs)
+  // The user's, taken as written (a file among them is taken as an option:
+  // its name, not its contents, is in the cache key).
+  for (const auto &[TripleName, A] : Options.DeviceLinkerArgs)
     if (ForJob(TripleName))
-      Args.push_back(Arg);
+      Planned.push_back(Arg::option(A));
   if (HostCPU) {
     // The OpenMP runtimes the upstream CPU device link names; the host link
     // has them loaded, these only record the dependency.
-    Args.push_back("-L" + Options.RuntimePath);
-    Args.push_back("-lomp");
-    Args.push_back("-lomptarget");
+    Planned.push_back(Arg::searchDir(Options.RuntimePath));
+    Planned.push_back(Arg::library("omp"));
+    Planned.push_back(Arg::library("omptarget"));
     // As clang-linker-wrapper's CPU device link: the host link's libraries
     // (libstdc++ for C++, libc, libgcc, ...) and its dynamic linker (for
     // __tls_get_addr and friends), so that the image resolves everything.
     if (!Host.DynamicLinker.empty() && sys::fs::exists(Host.DynamicLinker))
-      Args.push_back(Host.DynamicLinker);
-    std::vector<std::string> Full = Args;
+      Planned.push_back(Arg::input(Host.DynamicLinker));
+    std::vector<DeviceLinkArg> Full = Planned;
     llvm::append_range(Full, Host.Libraries);
-    llvm::append_range(Full, Host.EndFiles);
+    for (const std::string &File : Host.EndFiles)
+      Full.push_back(Arg::input(File));
     // Without the static archives first, unless LTO may call into them.
-    std::vector<std::string> SearchArgs = Host.SearchArgs;
-    SearchArgs.push_back("-L" + Options.RuntimePath);
+    std::vector<DeviceLinkArg> SearchArgs = Host.SearchArgs;
+    SearchArgs.push_back(Arg::searchDir(Options.RuntimePath));
     DeviceLinkLibraries Libs;
     if (!EveryLibrary && !Job.NeedsLTO)
       Libs = omitStaticArchives(Host.Libraries, SearchArgs, Host.Named);
     if (!Libs.omitsAny()) {
-      Args = std::move(Full);
+      Planned = std::move(Full);
+      Link.Args = spell(Planned);
       return std::move(Link);
     }
-    Libs.LeadingLines = leadingTraceLines(Args, SearchArgs);
-    llvm::append_range(Args, Libs.Kept);
-    llvm::append_range(Args, Host.EndFiles);
-    Args.push_back("--trace");
+    Libs.LeadingLines = leadingTraceLines(Planned, SearchArgs);
+    llvm::append_range(Planned, Libs.Kept);
+    for (const std::string &File : Host.EndFiles)
+      Planned.push_back(Arg::input(File));
+    Planned.push_back(Arg::option("--trace"));
     Link.Libraries = std::move(Libs);
-    Link.FullArgs = std::move(Full);
+    Link.FullArgs = spell(Full);
   }
+  Link.Args = spell(Planned);
   return std::move(Link);
 }
 

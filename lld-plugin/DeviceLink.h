@@ -30,6 +30,10 @@ struct PreparedDeviceLink {
   std::string Program;
   /// An NVPTX link with bitcode: Args are an NVPTXLinkRequest's.
   bool NVPTXWorker = false;
+  /// Its arguments as planned, each with what it is: what the cache key is
+  /// made of (for an NVPTX worker, its request's parts).
+  std::vector<DeviceLinkArg> Planned;
+  /// The command line (spell(Planned), but for an NVPTX worker).
   std::vector<std::string> Args;
   std::string Output;
   /// A CPU device link first run without the host's static archives

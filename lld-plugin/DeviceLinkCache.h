@@ -61,6 +61,12 @@ public:
   /// changed in the last two seconds are read.
   llvm::Expected<std::string> fileHash(llvm::StringRef Path);
 
+  /// What \p Compute says of the file \p Path, kept as an entry of \p Kind
+  /// under the file's identity once it has not changed for two seconds.
+  llvm::Expected<std::string>
+  remembered(llvm::StringRef Kind, llvm::StringRef Path,
+             llvm::function_ref<llvm::Expected<std::string>()> Compute);
+
   /// Writes the image kept under \p Key to \p Output; false when there is
   /// none. An entry that is not whole is removed and is no hit.
   /// \p DryRun only looks.
@@ -87,9 +93,9 @@ public:
 
   const std::string &directory() const { return Directory; }
 
-  /// A tool's identity without reading it: path, size and modification
-  /// time.
-  static std::string toolIdentity(llvm::StringRef Path);
+  /// What the tool \p Path says of itself (--version), remembered under
+  /// its identity as fileHash() is: the key of what it makes.
+  std::string toolVersion(llvm::StringRef Path);
 
 private:
   /// The file of the entry \p Key.
@@ -112,6 +118,9 @@ private:
   /// The CUDA toolkit whose nvlink and ptxas NVPTX links run.
   std::string CudaPath;
 };
+
+/// The BLAKE3 hash of \p Data, in hex.
+std::string contentHash(llvm::StringRef Data);
 
 /// A cache key being made: a BLAKE3 hash of "what value" lines.
 class CacheKeyHasher {

@@ -31,40 +31,41 @@ static file_magic magicOf(StringRef Path) {
   return Magic;
 }
 
-DeviceLinkLibraries omitStaticArchives(ArrayRef<std::string> Libraries,
-                                       ArrayRef<std::string> SearchArgs,
+DeviceLinkLibraries omitStaticArchives(ArrayRef<DeviceLinkArg> Libraries,
+                                       ArrayRef<DeviceLinkArg> SearchArgs,
                                        const LinkInputs *Host) {
-  SearchPaths Paths = LLDCommandLine(SearchArgs.vec()).searchPaths();
+  using Role = DeviceLinkArg::Role;
+  SearchPaths Paths = searchPathsOf(SearchArgs);
   DeviceLinkLibraries Libs;
   bool WholeArchive = false;
-  for (StringRef Lib : Libraries) {
-    if (Lib == "--whole-archive" || Lib == "-whole-archive")
+  for (const DeviceLinkArg &Lib : Libraries) {
+    if (Lib.TheRole == Role::WholeArchive)
       WholeArchive = true;
-    else if (Lib == "--no-whole-archive" || Lib == "-no-whole-archive")
+    else if (Lib.TheRole == Role::NoWholeArchive)
       WholeArchive = false;
-    if (Lib.starts_with("-") && !Lib.starts_with("-l")) {
-      Libs.Kept.push_back(Lib.str()); // -rpath=, --whole-archive
+    bool IsLibrary = Lib.TheRole == Role::Library;
+    if (!IsLibrary && Lib.TheRole != Role::Input) {
+      Libs.Kept.push_back(Lib); // -rpath=, --whole-archive
       continue;
     }
     DeviceLinkLibraries::Library L;
     std::optional<LinkInputs::FoundLibrary> Found;
-    if (Host && Lib.starts_with("-l"))
-      Found = Host->foundLibrary(Lib.drop_front(2), Paths);
+    if (Host && IsLibrary)
+      Found = Host->foundLibrary(Lib.Value, Paths);
     if (Found) {
       L.Path = Found->Path;
       L.Omitted = !WholeArchive && Found->IsArchive;
     } else {
       std::optional<std::string> Path =
-          Lib.starts_with("-l")
-              ? searchLibrary(Lib.drop_front(2), Paths.Dirs, Paths.Sysroot,
-                              /*Static=*/false)
-              : std::optional<std::string>(Lib.str());
+          IsLibrary ? searchLibrary(Lib.Value, Paths.Dirs, Paths.Sysroot,
+                                    /*Static=*/false)
+                    : std::optional<std::string>(Lib.Value);
       L.Path = Path.value_or("");
       L.Omitted =
           !WholeArchive && Path && magicOf(*Path) == file_magic::archive;
     }
     if (!L.Omitted)
-      Libs.Kept.push_back(Lib.str());
+      Libs.Kept.push_back(Lib);
     Libs.Libraries.push_back(std::move(L));
   }
   return Libs;

@@ -17,6 +17,8 @@
 #ifndef LLD_OFFLOAD_LLDPLUGIN_DEVICELINKLIBRARIES_H
 #define LLD_OFFLOAD_LLDPLUGIN_DEVICELINKLIBRARIES_H
 
+#include "lld-plugin/DeviceLinkArgs.h"
+
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -32,7 +34,7 @@ class LinkInputs;
 /// A CPU device link's libraries, the static archives set aside.
 struct DeviceLinkLibraries {
   /// The arguments to link with: every library but the omitted archives.
-  std::vector<std::string> Kept;
+  std::vector<DeviceLinkArg> Kept;
   /// Each library of the whole list, in order: the file LLD finds for it
   /// ("" if none), and whether it is left out.
   struct Library {
@@ -55,8 +57,8 @@ struct DeviceLinkLibraries {
 /// -l<name> is found as LLD finds it in the -L<dir>s and --sysroot= of
 /// \p SearchArgs, or taken from what \p Host found for the host link:
 /// a large program's hundreds of libraries are not looked for twice.
-DeviceLinkLibraries omitStaticArchives(llvm::ArrayRef<std::string> Libraries,
-                                       llvm::ArrayRef<std::string> SearchArgs,
+DeviceLinkLibraries omitStaticArchives(llvm::ArrayRef<DeviceLinkArg> Libraries,
+                                       llvm::ArrayRef<DeviceLinkArg> SearchArgs,
                                        const LinkInputs *Host = nullptr);
 
 /// The archive at \p Path as far as its symbol table: its first member when

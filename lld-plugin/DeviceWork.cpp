@@ -68,7 +68,7 @@ Expected<DeviceWork> findDeviceWork(const LinkCommandLine &CL,
   if (std::optional<std::string> By = Inputs.alreadyRegisteredBy())
     OS << "registered by " << *By << "\n";
   OS << "calls registration " << Inputs.callsOpenMPRegistration() << "\n";
-  for (const std::string &Lib : Work.Host.Libraries)
+  for (const std::string &Lib : spell(Work.Host.Libraries))
     OS << "library " << Lib << "\n";
   if (!Inputs.images().empty() || !Inputs.hipFatbinUnits().empty()) {
     // Refuse what cannot be linked before any work is done.

@@ -49,15 +49,17 @@ HostLinkInfo getHostLinkInfo(const LLDCommandLine &LLD,
     } else if (Name == "dynamic-linker") {
       Info.DynamicLinker = Arg.str();
     } else if (Name == "L") {
-      Info.SearchArgs.push_back(("-L" + Arg).str());
+      Info.SearchArgs.push_back(DeviceLinkArg::searchDir(Arg));
     } else if (Name == "sysroot") {
-      Info.SearchArgs.push_back(("--sysroot=" + Arg).str());
+      Info.SearchArgs.push_back({DeviceLinkArg::Role::Sysroot, Arg.str()});
     } else if (Name == "l") {
-      Info.Libraries.push_back(("-l" + Arg).str());
-    } else if (Name == "whole-archive" || Name == "no-whole-archive") {
-      Info.Libraries.push_back(A->getSpelling().str());
+      Info.Libraries.push_back(DeviceLinkArg::library(Arg));
+    } else if (Name == "whole-archive") {
+      Info.Libraries.push_back({DeviceLinkArg::Role::WholeArchive, ""});
+    } else if (Name == "no-whole-archive") {
+      Info.Libraries.push_back({DeviceLinkArg::Role::NoWholeArchive, ""});
     } else if (Name == "rpath") {
-      Info.Libraries.push_back(("-rpath=" + Arg).str());
+      Info.Libraries.push_back(DeviceLinkArg::option(("-rpath=" + Arg).str()));
     } else if (IsInput) {
       // Libraries named by path (CMake does so; sanitizer runtimes too):
       // archives and shared objects, as upstream's CPU device link takes.
@@ -67,7 +69,7 @@ HostLinkInfo getHostLinkInfo(const LLDCommandLine &LLD,
       if (LoadedFiles.contains(Arg) && !identify_magic(Arg, Magic) &&
           (Magic == file_magic::archive ||
            Magic == file_magic::elf_shared_object)) {
-        Info.Libraries.push_back(Arg.str());
+        Info.Libraries.push_back(DeviceLinkArg::input(Arg));
         continue;
       }
       StringRef Name = sys::path::filename(Arg);

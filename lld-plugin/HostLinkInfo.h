@@ -9,6 +9,7 @@
 #ifndef LLD_OFFLOAD_LLDPLUGIN_HOSTLINKINFO_H
 #define LLD_OFFLOAD_LLDPLUGIN_HOSTLINKINFO_H
 
+#include "lld-plugin/DeviceLinkArgs.h"
 #include "lld-plugin/LLDCommandLine.h"
 #include "lld-plugin/RunLLD.h"
 
@@ -25,7 +26,7 @@ class LinkInputs;
 struct HostLinkInfo {
   llvm::Triple HostTriple;
   /// -L directories and --sysroot, in order.
-  std::vector<std::string> SearchArgs;
+  std::vector<DeviceLinkArg> SearchArgs;
   /// The C runtime objects around a shared object (crti.o, crtbeginS.o;
   /// crtendS.o, crtn.o), when the host link has them.
   std::vector<std::string> StartFiles, EndFiles;
@@ -35,7 +36,7 @@ struct HostLinkInfo {
   /// The host link's libraries, in order, as upstream's CPU device link
   /// takes them: -l<name>, archives and shared objects named by path,
   /// --whole-archive/--no-whole-archive and -rpath.
-  std::vector<std::string> Libraries;
+  std::vector<DeviceLinkArg> Libraries;
   /// The host command line's inputs as found for it, when known: where its
   /// -l<name>s are, which CPU device links need not look for again.
   const LinkInputs *Named = nullptr;

@@ -245,7 +245,7 @@ static std::string registrationKey(ArrayRef<const PreparedDeviceLink *> Links,
         consumeError(Fatbinary.takeError());
         return "";
       }
-      H.add("fatbinary", DeviceLinkCache::toolIdentity(*Fatbinary));
+      H.add("fatbinary", Settings.Cache->toolVersion(*Fatbinary));
     }
   }
   return H.finish("registration");

@@ -29,11 +29,11 @@ TEST(HostLinkInfoTest, BothSpellingsOfLongOptions) {
                                    "-L/c"};
   HostLinkInfo Info = getHostLinkInfo(LLDCommandLine(Args), LoadedInputs());
   EXPECT_EQ(Info.DynamicLinker, "/lib/ld.so");
-  EXPECT_EQ(Info.SearchArgs,
+  EXPECT_EQ(spell(Info.SearchArgs),
             (std::vector<std::string>{"-L/a", "-L/b", "-L/c"}));
-  EXPECT_EQ(Info.Libraries,
+  EXPECT_EQ(spell(Info.Libraries),
             (std::vector<std::string>{"-lm", "-lpthread", "-rpath=/r1",
-                                      "-rpath=/r2", "-whole-archive",
+                                      "-rpath=/r2", "--whole-archive",
                                       "--no-whole-archive", "-lc"}));
 }
 
@@ -42,7 +42,7 @@ TEST(HostLinkInfoTest, BothSpellingsOfLongOptions) {
 TEST(HostLinkInfoTest, OneDashLtoIsALibrary) {
   HostLinkInfo Info = getHostLinkInfo(
       LLDCommandLine({"-lto-O2", "--lto-O2"}), LoadedInputs());
-  EXPECT_EQ(Info.Libraries, std::vector<std::string>{"-lto-O2"});
+  EXPECT_EQ(spell(Info.Libraries), std::vector<std::string>{"-lto-O2"});
 }
 
 TEST(HostLinkInfoTest, PathsCountOnlyWhenLoaded) {

@@ -7,6 +7,7 @@
 
 #include "lld-plugin/LinkInputs.h"
 #include "lld-plugin/DeviceLinkLibraries.h"
+#include "lld-plugin/HostLinkInfo.h"
 #include "unittests/format/ELFTestObjects.h"
 
 #include "llvm/Object/ArchiveWriter.h"
@@ -117,6 +118,20 @@ protected:
 
   SmallString<128> Dir;
 };
+
+/// A CPU device link's libraries of the host link's \p Libraries, searched
+/// for in \p Search, as HostLinkInfo reads them.
+static DeviceLinkLibraries omit(std::vector<std::string> Libraries,
+                                std::vector<std::string> Search,
+                                const LinkInputs *Host = nullptr) {
+  LoadedInputs Loaded;
+  for (const std::string &A : Libraries)
+    if (!StringRef(A).starts_with("-"))
+      Loaded.Files.push_back(A);
+  return omitStaticArchives(
+      getHostLinkInfo(LLDCommandLine(Libraries), Loaded).Libraries,
+      getHostLinkInfo(LLDCommandLine(Search), LoadedInputs()).SearchArgs, Host);
+}
 
 TEST(DeviceCodeScanTest, SectionsThatHoldDeviceCode) {
   auto Scan = [](const std::string &Data) {
@@ -359,8 +374,7 @@ TEST_F(LinkInputsTest, DeviceLinksTakeTheLibrariesTheHostLinkFound) {
   // A device link takes what the host link found, without looking again
   // (libs.a is gone, and would not be found now); the rest it looks for.
   ASSERT_FALSE(sys::fs::remove(path("libs.a")));
-  DeviceLinkLibraries Libs =
-      omitStaticArchives({"-ls", "-ld", "-lst"}, {L}, &Host);
+  DeviceLinkLibraries Libs = omit({"-ls", "-ld", "-lst"}, {L}, &Host);
   ASSERT_EQ(Libs.Libraries.size(), 3u);
   EXPECT_EQ(Libs.Libraries[0].Path, path("libs.a"));
   EXPECT_TRUE(Libs.Libraries[0].Omitted);
@@ -368,8 +382,8 @@ TEST_F(LinkInputsTest, DeviceLinksTakeTheLibrariesTheHostLinkFound) {
   EXPECT_FALSE(Libs.Libraries[1].Omitted);
   EXPECT_EQ(Libs.Libraries[2].Path, path("libst.so"));
   EXPECT_FALSE(Libs.Libraries[2].Omitted);
-  EXPECT_EQ(Libs.Kept, (std::vector<std::string>{"-ld", "-lst"}));
-  EXPECT_EQ(omitStaticArchives({"-ls"}, {L}).Libraries[0].Path, "");
+  EXPECT_EQ(spell(Libs.Kept), (std::vector<std::string>{"-ld", "-lst"}));
+  EXPECT_EQ(omit({"-ls"}, {L}).Libraries[0].Path, "");
 }
 
 TEST_F(LinkInputsTest, WhatLLDMustAnswer) {
@@ -431,11 +445,10 @@ TEST_F(LinkInputsTest, DeviceLinksLeaveStaticArchivesOut) {
   archive("libs.a", {{"s.o", objectWithSymbols({"s"}, {})}});
   write("libd.so", sharedObject({"d"}, {}));
   std::string W = archive("w.a", {{"w.o", objectWithSymbols({"w"}, {})}});
-  DeviceLinkLibraries Libs =
-      omitStaticArchives({"-ls", "-ld", "-lnosuch", "--whole-archive", W,
-                          "--no-whole-archive", "-rpath=/r"},
-                         {"-L" + Dir.str().str()});
-  EXPECT_EQ(Libs.Kept,
+  DeviceLinkLibraries Libs = omit({"-ls", "-ld", "-lnosuch", "--whole-archive",
+                                   W, "--no-whole-archive", "-rpath=/r"},
+                                  {"-L" + Dir.str().str()});
+  EXPECT_EQ(spell(Libs.Kept),
             (std::vector<std::string>{"-ld", "-lnosuch", "--whole-archive", W,
                                       "--no-whole-archive", "-rpath=/r"}));
   ASSERT_EQ(Libs.Libraries.size(), 4u);
@@ -456,37 +469,37 @@ TEST_F(LinkInputsTest, OmittedArchiveNeededWhenItWouldGiveAMember) {
   std::vector<std::string> Search = {"-L" + Dir.str().str()};
 
   // image.o needs foo, which libfoo.a defines and nothing before it does.
-  DeviceLinkLibraries Libs = omitStaticArchives({"-lfoo"}, Search);
+  DeviceLinkLibraries Libs = omit({"-lfoo"}, Search);
   Libs.LeadingLines = 1;
   EXPECT_TRUE(omittedArchivesNeeded(Image + "\n", Libs));
   // libbar.a defines nothing anything needs.
-  Libs = omitStaticArchives({"-lbar"}, Search);
+  Libs = omit({"-lbar"}, Search);
   Libs.LeadingLines = 1;
   EXPECT_FALSE(omittedArchivesNeeded(Image + "\n", Libs));
   // A shared object before the archive defines foo: LLD takes it there.
-  Libs = omitStaticArchives({"-ldef", "-lfoo"}, Search);
+  Libs = omit({"-ldef", "-lfoo"}, Search);
   Libs.LeadingLines = 1;
   EXPECT_FALSE(
       omittedArchivesNeeded(Image + "\n" + path("libdef.so") + "\n", Libs));
   // After it, the archive's member is taken first.
-  Libs = omitStaticArchives({"-lfoo", "-ldef"}, Search);
+  Libs = omit({"-lfoo", "-ldef"}, Search);
   Libs.LeadingLines = 1;
   EXPECT_TRUE(
       omittedArchivesNeeded(Image + "\n" + path("libdef.so") + "\n", Libs));
   // A shared object's reference takes a member too.
-  Libs = omitStaticArchives({"-lref", "-lbar"}, Search);
+  Libs = omit({"-lref", "-lbar"}, Search);
   Libs.LeadingLines = 1;
   EXPECT_TRUE(
       omittedArchivesNeeded(Image + "\n" + path("libref.so") + "\n", Libs));
   // What cannot be read counts as needed.
-  Libs = omitStaticArchives({"-lbar"}, Search);
+  Libs = omit({"-lbar"}, Search);
   EXPECT_TRUE(omittedArchivesNeeded(path("gone.o") + "\n", Libs));
   // Members of a kept archive, as the trace names them: b.o defines foo
   // before libfoo.a could; a member the archive lacks counts as needed.
   std::string W = archive("libw.a", {{"a.o", objectWithSymbols({"a"}, {})},
                                      {"b.o", objectWithSymbols({"foo"}, {})}});
-  Libs = omitStaticArchives(
-      {"--whole-archive", "-lw", "--no-whole-archive", "-lfoo"}, Search);
+  Libs =
+      omit({"--whole-archive", "-lw", "--no-whole-archive", "-lfoo"}, Search);
   Libs.LeadingLines = 1;
   EXPECT_FALSE(omittedArchivesNeeded(
       Image + "\n" + W + "(a.o)\n" + W + "(b.o)\n", Libs));
@@ -498,7 +511,7 @@ TEST_F(LinkInputsTest, OmittedArchiveSymbolTablesOfEveryKind) {
   std::string Image = write("image.o", objectWithSymbols({"main"}, {"foo"}));
   std::vector<std::string> Search = {"-L" + Dir.str().str()};
   auto Needed = [&](StringRef Lib) {
-    DeviceLinkLibraries Libs = omitStaticArchives({("-l" + Lib).str()}, Search);
+    DeviceLinkLibraries Libs = omit({("-l" + Lib).str()}, Search);
     Libs.LeadingLines = 1;
     return omittedArchivesNeeded(Image + "\n", Libs);
   };
