@@ -4,6 +4,7 @@
 
 #include "lld-plugin/DeviceLinkLibraries.h"
 #include "lld-plugin/LinkInputs.h"
+#include "lld-plugin/RemoteCache.h"
 
 #include "format/CheckedArchive.h"
 #include "support/AtomicOutput.h"
@@ -44,13 +45,36 @@ static Error trimmed(Error E) {
 }
 
 Expected<std::unique_ptr<DeviceLinkCache>>
-DeviceLinkCache::open(const OffloadOptions &Options) {
+DeviceLinkCache::open(const OffloadOptions &Options,
+                      function_ref<void(Error)> Warn) {
   std::string Dir = Options.CacheDir;
   if (Dir.empty())
     if (const char *Env = getenv(CacheDirVar))
       Dir = Env;
-  if (Dir.empty())
+  std::string RemoteSpec = Options.RemoteCache;
+  if (RemoteSpec.empty())
+    if (const char *Env = getenv(RemoteCacheVar))
+      RemoteSpec = Env;
+  if (Dir.empty() && RemoteSpec.empty())
     return nullptr;
+  std::unique_ptr<RemoteCache> Remote;
+  if (!RemoteSpec.empty()) {
+    Expected<RemoteCacheConfig> Config = RemoteCacheConfig::parse(RemoteSpec);
+    Expected<std::unique_ptr<RemoteCache>> Opened =
+        Config ? RemoteCache::open(std::move(*Config))
+               : Expected<std::unique_ptr<RemoteCache>>(Config.takeError());
+    if (Opened)
+      Remote = std::move(*Opened);
+    else
+      Warn(Opened.takeError());
+  }
+  if (Dir.empty()) {
+    if (!Remote)
+      return nullptr;
+    return std::unique_ptr<DeviceLinkCache>(
+        new DeviceLinkCache(std::nullopt, nullptr, "", Options.CachePolicy,
+                            Options.CudaPath, std::move(Remote)));
+  }
   // LLVM's cache makes its directory when it first writes: find out now
   // whether it can be made.
   if (std::error_code EC = sys::fs::create_directories(Dir))
@@ -70,8 +94,42 @@ DeviceLinkCache::open(const OffloadOptions &Options) {
                              "cannot use the device-link cache '" + Dir +
                                  "': " + toString(Cache.takeError()) +
                                  "; linking without it");
-  return std::unique_ptr<DeviceLinkCache>(new DeviceLinkCache(
-      *Cache, Handed, Dir, Options.CachePolicy, Options.CudaPath));
+  return std::unique_ptr<DeviceLinkCache>(
+      new DeviceLinkCache(std::move(*Cache), Handed, Dir, Options.CachePolicy,
+                          Options.CudaPath, std::move(Remote)));
+}
+
+DeviceLinkCache::DeviceLinkCache(
+    std::optional<FileCache> Cache,
+    std::shared_ptr<std::unique_ptr<MemoryBuffer>> Handed,
+    std::string Directory, std::string Policy, std::string CudaPath,
+    std::unique_ptr<RemoteCache> Remote)
+    : Cache(std::move(Cache)), Remote(std::move(Remote)),
+      Handed(std::move(Handed)), Directory(std::move(Directory)),
+      Policy(std::move(Policy)), CudaPath(std::move(CudaPath)) {}
+
+DeviceLinkCache::~DeviceLinkCache() = default;
+
+void DeviceLinkCache::finish(bool Verbose) {
+  RemoteCache::Totals T;
+  if (Remote) {
+    Remote->finish();
+    T = Remote->totals();
+    if (Verbose)
+      for (const std::string &Note : Remote->takeNotes())
+        errs() << "ld.lld-offload: " << Note << "\n";
+  }
+  if (!Verbose)
+    return;
+  errs() << formatv("ld.lld-offload: device-link cache: {0} local hits, {1} "
+                    "remote hits, {2} misses",
+                    Counts.LocalHits, Counts.RemoteHits, Counts.Misses);
+  if (Remote)
+    errs() << formatv("; {0} uploaded, {1} not; {2} bytes down, {3} bytes "
+                      "up; {4:f1} ms waiting on the server",
+                      T.Uploads, T.FailedUploads, T.BytesDown, T.BytesUp,
+                      T.WaitMs);
+  errs() << "\n";
 }
 
 void CacheKeyHasher::add(StringRef What, StringRef Value) {
@@ -88,9 +146,11 @@ std::string CacheKeyHasher::finish(StringRef Kind) {
 
 Expected<std::unique_ptr<MemoryBuffer>> DeviceLinkCache::lookup(StringRef Key,
                                                                 bool DryRun) {
+  if (!Cache)
+    return nullptr;
   for (int Try = 0; Try != 2; ++Try) {
     Handed->reset();
-    Expected<AddStreamFn> Stream = Cache(0, Key, "");
+    Expected<AddStreamFn> Stream = (*Cache)(0, Key, "");
     if (!Stream)
       return trimmed(Stream.takeError());
     if (*Stream || !*Handed)
@@ -146,7 +206,9 @@ Error DeviceLinkCache::keep(StringRef Key, StringRef Data, bool Replace) {
     if (std::error_code EC = sys::fs::remove(entryPath(Key)))
       return createStringError(EC, "cannot replace the cache entry %s",
                                entryPath(Key).c_str());
-  Expected<AddStreamFn> AddStream = Cache(0, Key, "");
+  if (!Cache)
+    return Error::success();
+  Expected<AddStreamFn> AddStream = (*Cache)(0, Key, "");
   if (!AddStream)
     return trimmed(AddStream.takeError());
   if (!*AddStream) {
@@ -181,7 +243,8 @@ Error DeviceLinkCache::prune() {
   Expected<CachePruningPolicy> P = parseCachePruningPolicy(Policy);
   if (!P)
     return P.takeError();
-  pruneCache(Directory, *P);
+  if (Cache)
+    pruneCache(Directory, *P);
   return Error::success();
 }
 

@@ -38,6 +38,8 @@
 
 namespace offload {
 
+class RemoteCache;
+
 /// The environment variable that turns the cache on where link flags cannot
 /// be added.
 constexpr const char *CacheDirVar = "LLD_OFFLOAD_CACHE_DIR";
@@ -47,8 +49,26 @@ public:
   /// The cache --offload-cache-dir= or LLD_OFFLOAD_CACHE_DIR names, or
   /// null when neither does. Fails if its directory cannot be made (a
   /// warning: the link goes on without it).
+  /// With --offload-remote-cache= (or LLD_OFFLOAD_REMOTE_CACHE), its
+  /// remote tier too, or alone; one that cannot be used is said to \p Warn.
   static llvm::Expected<std::unique_ptr<DeviceLinkCache>>
-  open(const OffloadOptions &Options);
+  open(const OffloadOptions &Options,
+       llvm::function_ref<void(llvm::Error)> Warn);
+  ~DeviceLinkCache();
+
+  /// Whether there is a local directory (else lookups miss, nothing is
+  /// kept).
+  bool hasLocal() const { return Cache.has_value(); }
+  /// The remote tier, if any.
+  RemoteCache *remote() const { return Remote.get(); }
+
+  /// What the device links of this link found.
+  struct {
+    unsigned LocalHits = 0, RemoteHits = 0, Misses = 0;
+  } Counts;
+  /// Waits for the uploads to the server, and says under --offload-verbose
+  /// what the cache did: hits, misses, bytes down and up, time waited.
+  void finish(bool Verbose);
 
   /// The key of \p Link, whose work directory is \p Dir; \p Self is this
   /// executable. Fails if an input cannot be read.
@@ -101,15 +121,13 @@ private:
   /// The file of the entry \p Key.
   std::string entryPath(llvm::StringRef Key) const;
 
-  DeviceLinkCache(llvm::FileCache Cache,
+  DeviceLinkCache(std::optional<llvm::FileCache> Cache,
                   std::shared_ptr<std::unique_ptr<llvm::MemoryBuffer>> Handed,
                   std::string Directory, std::string Policy,
-                  std::string CudaPath)
-      : Cache(std::move(Cache)), Handed(std::move(Handed)),
-        Directory(std::move(Directory)), Policy(std::move(Policy)),
-        CudaPath(std::move(CudaPath)) {}
+                  std::string CudaPath, std::unique_ptr<RemoteCache> Remote);
 
-  llvm::FileCache Cache;
+  std::optional<llvm::FileCache> Cache;
+  std::unique_ptr<RemoteCache> Remote;
   /// What the cache handed back for the last lookup (LLVM's cache gives a
   /// hit's contents to a callback).
   std::shared_ptr<std::unique_ptr<llvm::MemoryBuffer>> Handed;

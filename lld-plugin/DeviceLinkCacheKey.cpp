@@ -268,6 +268,7 @@ DeviceLinkCache::remembered(StringRef Kind, StringRef Path,
                        St.st_ctim.tv_sec, St.st_ctim.tv_nsec)
                    .str());
   std::string Key = Identity.finish(Kind);
+  Settled &= hasLocal();
   if (Settled) {
     Expected<std::unique_ptr<MemoryBuffer>> Kept = lookup(Key);
     if (!Kept)

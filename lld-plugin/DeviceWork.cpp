@@ -8,7 +8,10 @@
 #include "lld-plugin/LinkInputs.h"
 #include "lld-plugin/NVPTXLink.h"
 #include "lld-plugin/RegisterImages.h"
+#include "lld-plugin/RemoteCache.h"
 #include "lld-plugin/WorkDir.h"
+
+#include "support/AtomicOutput.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/WithColor.h"
@@ -85,25 +88,74 @@ Expected<DeviceWork> findDeviceWork(const LinkCommandLine &CL,
 
 /// Takes \p Link's image from \p Cache if it is there (on a dry run: says
 /// whether it is). A key that cannot be made is a warning: the link runs.
-static void lookUpDeviceLink(DeviceLinkCache &Cache, PreparedDeviceLink &Link,
-                             const WorkDir &Dir, StringRef Self,
-                             const OffloadOptions &Opts) {
-  Expected<std::string> Key = Cache.key(Link, Dir, Self);
-  if (!Key)
-    return reportWarning(Key.takeError());
-  Link.CacheKey = *Key;
-  Expected<bool> Hit = Cache.fetch(*Key, Link.Output, Opts.DryRun);
-  if (!Hit) {
-    Link.CacheKey.clear();
-    return reportWarning(Hit.takeError());
+/// Where a device link's image came from.
+enum class CacheHit { None, Local, Remote };
+
+/// Looks \p Links up in \p Cache: the local directory first, then, at
+/// once, the server for what it lacks (a remote hit is kept locally).
+static void lookUpDeviceLinks(DeviceLinkCache &Cache,
+                              MutableArrayRef<PreparedDeviceLink> Links,
+                              const WorkDir &Dir, StringRef Self,
+                              const OffloadOptions &Opts) {
+  std::vector<CacheHit> Hits(Links.size(), CacheHit::None);
+  std::vector<size_t> Missed;
+  for (auto [N, Link] : enumerate(Links)) {
+    Expected<std::string> Key = Cache.key(Link, Dir, Self);
+    if (!Key) {
+      reportWarning(Key.takeError());
+      continue;
+    }
+    Link.CacheKey = *Key;
+    Expected<bool> Hit = Cache.fetch(*Key, Link.Output, Opts.DryRun);
+    if (!Hit) {
+      Link.CacheKey.clear();
+      reportWarning(Hit.takeError());
+      continue;
+    }
+    if (*Hit)
+      Hits[N] = CacheHit::Local;
+    else
+      Missed.push_back(N);
   }
-  Link.Cached = *Hit && !Opts.DryRun;
-  if (Opts.Verbose || Opts.DryRun)
+  if (RemoteCache *Remote = Cache.remote()) {
+    std::vector<std::string> Keys;
+    for (size_t N : Missed)
+      Keys.push_back(Links[N].CacheKey);
+    std::vector<std::optional<std::string>> Found = Remote->lookup(Keys);
+    for (auto [I, N] : enumerate(Missed)) {
+      if (!Found[I])
+        continue;
+      Hits[N] = CacheHit::Remote;
+      if (Opts.DryRun)
+        continue;
+      if (Error E = writeFileDirectly(Links[N].Output, *Found[I])) {
+        Hits[N] = CacheHit::None;
+        reportWarning(std::move(E));
+        continue;
+      }
+      if (Error E = Cache.keep(Links[N].CacheKey, *Found[I]))
+        reportWarning(std::move(E));
+    }
+    if (Opts.Verbose)
+      for (const std::string &Note : Remote->takeNotes())
+        errs() << ToolName << ": " << Note << "\n";
+  }
+  for (auto [N, Link] : enumerate(Links)) {
+    if (Link.CacheKey.empty())
+      continue;
+    Link.Cached = Hits[N] != CacheHit::None && !Opts.DryRun;
+    ++(Hits[N] == CacheHit::Local    ? Cache.Counts.LocalHits
+       : Hits[N] == CacheHit::Remote ? Cache.Counts.RemoteHits
+                                     : Cache.Counts.Misses);
+    if (!Opts.Verbose && !Opts.DryRun)
+      continue;
+    StringRef Said[] = {"miss", "local hit", "remote hit"};
+    StringRef Would[] = {"would miss", "would hit locally",
+                         "would hit remotely"};
     errs() << ToolName << ": device-link cache: "
-           << (*Hit ? (Opts.DryRun ? "would hit" : "hit")
-                    : (Opts.DryRun ? "would miss" : "miss"))
-           << " for " << Link.Job->name() << " (key " << shortKey(*Key)
-           << ")\n";
+           << (Opts.DryRun ? Would : Said)[static_cast<int>(Hits[N])] << " for "
+           << Link.Job->name() << " (key " << shortKey(Link.CacheKey) << ")\n";
+  }
 }
 
 Expected<std::vector<PreparedDeviceLink>>
@@ -139,14 +191,45 @@ prepareDeviceLinks(const LinkCommandLine &CL, const DeviceWork &Work,
   }
   if (Cache) {
     Pass P("device-link cache lookup", Opts.Verbose);
-    for (PreparedDeviceLink &Link : Links)
-      lookUpDeviceLink(*Cache, Link, Dir, Self, Opts);
+    lookUpDeviceLinks(*Cache, Links, Dir, Self, Opts);
   }
   return std::move(Links);
 }
 
+/// Sends the images of \p Links that were linked here, and that \p Pick
+/// picks, to the server, if there is one.
+static void
+uploadDeviceLinks(DeviceLinkCache &Cache, ArrayRef<PreparedDeviceLink> Links,
+                  function_ref<bool(const PreparedDeviceLink &)> Pick) {
+  RemoteCache *Remote = Cache.remote();
+  if (!Remote)
+    return;
+  std::vector<std::pair<std::string, std::string>> Entries;
+  for (const PreparedDeviceLink &Link : Links) {
+    if (Link.Cached || Link.CacheKey.empty() || !Pick(Link))
+      continue;
+    ErrorOr<std::unique_ptr<MemoryBuffer>> Image =
+        MemoryBuffer::getFile(Link.Output, /*IsText=*/false,
+                              /*RequiresNullTerminator=*/false);
+    if (Image)
+      Entries.emplace_back(Link.CacheKey, (*Image)->getBuffer().str());
+  }
+  Remote->upload(std::move(Entries));
+}
+
+void uploadCompleteDeviceLinks(DeviceLinkCache &Cache,
+                               ArrayRef<PreparedDeviceLink> Links) {
+  uploadDeviceLinks(Cache, Links, [](const PreparedDeviceLink &Link) {
+    return !Link.omitsArchives();
+  });
+}
+
 void keepDeviceLinks(DeviceLinkCache &Cache,
                      ArrayRef<PreparedDeviceLink> Links) {
+  // What may have needed an archive is known to be whole now.
+  uploadDeviceLinks(Cache, Links, [](const PreparedDeviceLink &Link) {
+    return Link.omitsArchives();
+  });
   for (const PreparedDeviceLink &Link : Links)
     if (!Link.Cached && !Link.CacheKey.empty())
       if (Error E = Cache.store(Link.CacheKey, Link.Output))

@@ -64,8 +64,15 @@ prepareDeviceLinks(const LinkCommandLine &CL, const DeviceWork &Work,
                    const WorkDir &Dir, llvm::StringRef Self,
                    DeviceLinkCache *Cache);
 
-/// Keeps the images of the \p Links that ran in \p Cache, and prunes it.
-/// What cannot be kept is a warning.
+/// Starts sending the images of the \p Links that ran, and needed no
+/// archive they left out, to the cache's server, if it has one: beside the
+/// host link.
+void uploadCompleteDeviceLinks(DeviceLinkCache &Cache,
+                               llvm::ArrayRef<PreparedDeviceLink> Links);
+
+/// Keeps the images of the \p Links that ran in \p Cache (and sends those
+/// that left an archive out to its server), and prunes it. What cannot be
+/// kept is a warning.
 void keepDeviceLinks(DeviceLinkCache &Cache,
                      llvm::ArrayRef<PreparedDeviceLink> Links);
 

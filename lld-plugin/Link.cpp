@@ -284,6 +284,9 @@ Findings linkRound(LinkState &S) {
       }))
     ArchiveNeeded = std::async(std::launch::async,
                                [&] { return omittedArchivesNeeded(*Links); });
+  // Meanwhile too, send what was linked to the cache's server.
+  if (S.Cache)
+    uploadCompleteDeviceLinks(*S.Cache, *Links);
   Findings F = linkHost(S, *Extra);
   F.DeviceLinkNeedsArchive = ArchiveNeeded.valid() && ArchiveNeeded.get();
 
@@ -472,7 +475,7 @@ int link(ArrayRef<const char *> Args, StringRef Self, LLDSession &Session) {
   findInputs(S);
   // The device-link cache, when one is asked for.
   if (Expected<std::unique_ptr<DeviceLinkCache>> Cache =
-          DeviceLinkCache::open(CL.Offload))
+          DeviceLinkCache::open(CL.Offload, reportWarning))
     S.Cache = std::move(*Cache);
   else
     reportWarning(Cache.takeError());
@@ -489,6 +492,9 @@ int link(ArrayRef<const char *> Args, StringRef Self, LLDSession &Session) {
     if (*Next == Verdict::Done) {
       // Remember what the host link loaded, for the next same link.
       rememberWhatLoaded(S, F);
+      // Wait for the uploads; say what the cache did.
+      if (S.Cache)
+        S.Cache->finish(S.Opts.Verbose);
       return F.Status;
     }
     // The plan from the last link did not hold: ask LLD.

@@ -139,6 +139,9 @@ static Error applyOption(const opt::Arg &A, StringRef Arg, OffloadOptions &O) {
   case OPT_offload_cache_dir:
     O.CacheDir = Value.str();
     break;
+  case OPT_offload_remote_cache:
+    O.RemoteCache = Value.str();
+    break;
   case OPT_offload_cache_policy: {
     Expected<CachePruningPolicy> Policy = parseCachePruningPolicy(Value);
     if (!Policy)

@@ -66,6 +66,9 @@ struct OffloadOptions {
   /// --offload-cache-policy=<policy>: how the cache is pruned, in the
   /// syntax of --thinlto-cache-policy.
   std::string CachePolicy;
+  /// --offload-remote-cache=<url>|<attr>=<value>...: the cache's HTTP tier
+  /// (RemoteCache.h); LLD_OFFLOAD_REMOTE_CACHE when not given.
+  std::string RemoteCache;
   /// --offload-resource-usage: the linked kernels' resources as a table on
   /// stderr; --offload-resource-usage=<file>: as JSON in <file>.
   bool PrintResourceUsage = false;

@@ -40,6 +40,8 @@ defm offload_cache_dir : Eq<"offload-cache-dir", "<dir>",
   "Keep linked device images in <dir> (or $LLD_OFFLOAD_CACHE_DIR)">;
 defm offload_cache_policy : Eq<"offload-cache-policy", "<policy>",
   "Prune the cache: as --thinlto-cache-policy">;
+defm offload_remote_cache : Eq<"offload-remote-cache", "<url>[|attr=value...]",
+  "Share device links over HTTP (or $LLD_OFFLOAD_REMOTE_CACHE)">;
 defm offload_compress : OptionalEq<"offload-compress", "[=<level>]",
   "Compress HIP fat binaries (CCOB, zstd)">;
 defm offload_compress_version : Eq<"offload-compress-version", "2|3",

@@ -271,7 +271,8 @@ cachedRegistration(ArrayRef<const PreparedDeviceLink *> Links, StringRef Name,
     reportWarning(Hit.takeError());
   else if (*Hit) {
     if (Settings.Verbose)
-      errs() << ToolName << ": device-link cache: hit for the registration "
+      errs() << ToolName
+             << ": device-link cache: local hit for the registration "
              << "object " << Name << "\n";
     return Path;
   }

@@ -142,3 +142,8 @@ def _large_sparse_files(path):
         probe.close()
 if _large_sparse_files(config.test_exec_root):
     config.available_features.add("large-sparse-files")
+
+# nginx (with WebDAV) for the remote-cache tests; its executable is usually
+# in /usr/sbin, which a normal user's PATH may lack.
+if shutil.which("nginx") or os.path.exists("/usr/sbin/nginx"):
+    config.available_features.add("nginx")
