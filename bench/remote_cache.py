@@ -1,0 +1,111 @@
+#!/usr/bin/env python3
+"""The device-link cache's HTTP tier (--offload-remote-cache=) against a real
+nginx (WebDAV) on this machine, in one run, medians of interleaved rounds:
+
+  machine B   the HIP program of gpu_link.py for 4 and 10 AMDGPU archs,
+              linked from another directory with an empty local cache after
+              "machine A" filled the server: against clang's pipeline
+              (clang --offload-link, which has no cache), and against a warm
+              local-cache relink
+  cold        a link whose lookups all miss (a namespace of its own each
+              round), uploading beside the host link, against the same link
+              with no cache
+  dead        a server whose port is closed, against no cache
+  none        a link without a remote cache: libcurl is not loaded (ldd)
+
+  bench/remote_cache.py [--build BUILD] [--repeat 3] [--quick]
+"""
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+import gpu_link
+
+CLANG = gpu_link.CLANG
+HERE = os.path.dirname(os.path.abspath(__file__))
+SERVER = os.path.join(HERE, "..", "test", "ld.lld-offload", "Inputs",
+                      "remote", "server.py")
+
+
+def timed(cmd, cwd):
+    start = time.perf_counter()
+    subprocess.check_call(cmd, cwd=cwd, stdout=subprocess.DEVNULL,
+                          stderr=subprocess.DEVNULL)
+    return time.perf_counter() - start
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--build", default=os.path.join(HERE, "..", "build"))
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--quick", action="store_true",
+                        help="smaller device code, 1 and 2 archs")
+    args = parser.parse_args()
+    linker = os.path.join(os.path.abspath(args.build), "bin",
+                          "ld.lld-offload")
+    funcs, kernels = (10, 5) if args.quick else (40, 20)
+    sizes = (1, 2) if args.quick else (4, 10)
+    work = tempfile.mkdtemp(prefix="lld-offload-remote-bench-")
+    srv = os.path.join(work, "srv")
+    port = subprocess.check_output([sys.executable, SERVER, "nginx", srv],
+                                   text=True).strip()
+    url = "http://127.0.0.1:" + port
+    rows = []
+    try:
+        for n in sizes:
+            a = os.path.join(work, "a%d" % n)
+            b = os.path.join(work, "b%d" % n)
+            os.makedirs(a)
+            objects = gpu_link.make_program(a, gpu_link.ARCHS[:n], funcs,
+                                            kernels)
+            shutil.copytree(a, b)
+            ours = [CLANG] + objects + ["-fuse-ld=lld", "--ld-path=" + linker,
+                                        "-o", "out"]
+            up = [CLANG, "--offload-link"] + objects + ["-fuse-ld=lld", "-o",
+                                                        "up"]
+            remote = "-Wl,--offload-remote-cache=" + url + "|namespace=b%d" % n
+            # Machine A fills the server; a warm local cache for the relink.
+            timed(ours + [remote, "-Wl,--offload-cache-dir=" +
+                          os.path.join(a, "local")], a)
+            t_b, t_up, t_warm, t_cold, t_none, t_dead = [], [], [], [], [], []
+            for r in range(args.repeat):
+                local_b = os.path.join(b, "local%d" % r)
+                runs = [
+                    (t_b, ours + [remote, "-Wl,--offload-cache-dir=" + local_b], b),
+                    (t_up, up, a),
+                    (t_warm, ours + ["-Wl,--offload-cache-dir=" +
+                                     os.path.join(a, "local")], a),
+                    (t_cold, ours + ["-Wl,--offload-remote-cache=" + url +
+                                     "|namespace=cold%d-%d" % (n, r)], a),
+                    (t_none, ours, a),
+                    (t_dead, ours + ["-Wl,--offload-remote-cache=http://127.0.0.1:1"], a),
+                ]
+                for times, cmd, cwd in (runs if r % 2 == 0 else runs[::-1]):
+                    times.append(timed(cmd, cwd))
+            m = {k: statistics.median(v) for k, v in (
+                ("b", t_b), ("up", t_up), ("warm", t_warm), ("cold", t_cold),
+                ("none", t_none), ("dead", t_dead))}
+            rows.append((n, m))
+    finally:
+        subprocess.call([sys.executable, SERVER, "stop", srv])
+        shutil.rmtree(work, ignore_errors=True)
+    print("%-6s %9s %9s %9s %8s %9s %9s %9s %9s %9s" % (
+        "archs", "B s", "clang s", "warm s", "clang/B", "B/warm",
+        "cold s", "none s", "cold/none", "dead/none"))
+    for n, m in rows:
+        print("%-6d %9.3f %9.3f %9.3f %8.1f %9.3f %9.3f %9.3f %9.3f %9.3f" % (
+            n, m["b"], m["up"], m["warm"], m["up"] / m["b"],
+            m["b"] / m["warm"], m["cold"], m["none"], m["cold"] / m["none"],
+            m["dead"] / m["none"]))
+    libs = subprocess.check_output(["ldd", linker], text=True)
+    print("libcurl linked into ld.lld-offload: %s" %
+          ("yes" if "curl" in libs else "no (loaded only for a remote cache)"))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
