@@ -427,9 +427,19 @@ void RemoteCache::upload(
     Puts.push_back(std::move(T));
   }
   // Beside the host link: a cold link does not wait for the server.
-  I->Uploader = std::thread([I = I.get(), Puts = std::move(Puts)]() mutable {
-    TimeTraceScope Scope("Offload: remote cache upload");
-    I->perform(Puts);
+  bool Traced = timeTraceProfilerEnabled();
+  I->Uploader = std::thread([I = I.get(), Puts = std::move(Puts),
+                             Traced]() mutable {
+    // A thread's time trace is its own, merged into the link's at its end.
+    if (Traced)
+      timeTraceProfilerInitialize(/*TimeTraceGranularity=*/0,
+                                  "ld.lld-offload");
+    {
+      TimeTraceScope Scope("Offload: remote cache upload");
+      I->perform(Puts);
+    }
+    if (Traced)
+      timeTraceProfilerFinishThread();
     for (const Transfer &T : Puts) {
       bool Stored = T.Result == CURLE_OK && T.Status >= 200 && T.Status < 300;
       {
