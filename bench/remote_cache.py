@@ -11,6 +11,8 @@ nginx (WebDAV) on this machine, in one run, medians of interleaved rounds:
               round), uploading beside the host link, against the same link
               with no cache
   dead        a server whose port is closed, against no cache
+  unroutable  a server that never answers (10.255.255.1), connect-timeout
+              of 100 ms: the link waits that long at most
   none        a link without a remote cache: libcurl is not loaded (ldd)
 
   bench/remote_cache.py [--build BUILD] [--repeat 3] [--quick]
@@ -72,7 +74,8 @@ def main():
             # Machine A fills the server; a warm local cache for the relink.
             timed(ours + [remote, "-Wl,--offload-cache-dir=" +
                           os.path.join(a, "local")], a)
-            t_b, t_up, t_warm, t_cold, t_none, t_dead = [], [], [], [], [], []
+            t_b, t_up, t_warm, t_cold, t_none, t_dead, t_unr = (
+                [], [], [], [], [], [], [])
             for r in range(args.repeat):
                 local_b = os.path.join(b, "local%d" % r)
                 runs = [
@@ -84,24 +87,25 @@ def main():
                                      "|namespace=cold%d-%d" % (n, r)], a),
                     (t_none, ours, a),
                     (t_dead, ours + ["-Wl,--offload-remote-cache=http://127.0.0.1:1"], a),
+                    (t_unr, ours + ["-Wl,--offload-remote-cache=http://10.255.255.1:8080|connect-timeout=100"], a),
                 ]
                 for times, cmd, cwd in (runs if r % 2 == 0 else runs[::-1]):
                     times.append(timed(cmd, cwd))
             m = {k: statistics.median(v) for k, v in (
                 ("b", t_b), ("up", t_up), ("warm", t_warm), ("cold", t_cold),
-                ("none", t_none), ("dead", t_dead))}
+                ("none", t_none), ("dead", t_dead), ("unr", t_unr))}
             rows.append((n, m))
     finally:
         subprocess.call([sys.executable, SERVER, "stop", srv])
         shutil.rmtree(work, ignore_errors=True)
-    print("%-6s %9s %9s %9s %8s %9s %9s %9s %9s %9s" % (
+    print("%-6s %9s %9s %9s %8s %9s %9s %9s %9s %9s %11s" % (
         "archs", "B s", "clang s", "warm s", "clang/B", "B/warm",
-        "cold s", "none s", "cold/none", "dead/none"))
+        "cold s", "none s", "cold/none", "dead/none", "unroutable"))
     for n, m in rows:
-        print("%-6d %9.3f %9.3f %9.3f %8.1f %9.3f %9.3f %9.3f %9.3f %9.3f" % (
+        print("%-6d %9.3f %9.3f %9.3f %8.1f %9.3f %9.3f %9.3f %9.3f %9.3f %+10.3fs" % (
             n, m["b"], m["up"], m["warm"], m["up"] / m["b"],
             m["b"] / m["warm"], m["cold"], m["none"], m["cold"] / m["none"],
-            m["dead"] / m["none"]))
+            m["dead"] / m["none"], m["unr"] - m["none"]))
     libs = subprocess.check_output(["ldd", linker], text=True)
     print("libcurl linked into ld.lld-offload: %s" %
           ("yes" if "curl" in libs else "no (loaded only for a remote cache)"))

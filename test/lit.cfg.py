@@ -147,3 +147,7 @@ if _large_sparse_files(config.test_exec_root):
 # in /usr/sbin, which a normal user's PATH may lack.
 if shutil.which("nginx") or os.path.exists("/usr/sbin/nginx"):
     config.available_features.add("nginx")
+# The remote-cache tests' servers are local: never through a proxy that the
+# environment may name.
+config.environment["no_proxy"] = "127.0.0.1,localhost"
+config.environment["NO_PROXY"] = "127.0.0.1,localhost"
