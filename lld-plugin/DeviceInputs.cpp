@@ -500,4 +500,13 @@ std::optional<std::string> DeviceInputs::alreadyRegisteredBy() const {
   return RegisteredKinds.begin()->second;
 }
 
+std::vector<DeviceImage>
+DeviceInputs::leaveOut(const std::vector<bool> &Dropped) {
+  std::vector<DeviceImage> Kept, Out;
+  for (auto [N, Image] : enumerate(Images))
+    (Dropped[N] ? Out : Kept).push_back(std::move(Image));
+  Images = std::move(Kept);
+  return Out;
+}
+
 } // namespace offload

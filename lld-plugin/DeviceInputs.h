@@ -72,6 +72,11 @@ public:
   /// Device images, in link order.
   llvm::ArrayRef<DeviceImage> images() const { return Images; }
 
+  /// Leaves out the images whose \p Dropped is true (one per image, in
+  /// order): code for targets the link is not for, neither linked nor
+  /// registered. Returns them.
+  std::vector<DeviceImage> leaveOut(const std::vector<bool> &Dropped);
+
   /// What the offload entries of the loaded objects name (a CUDA kernel's
   /// stub, a HIP kernel's handle, a device variable's host shadow): the
   /// runtime tells kernels and variables apart by these addresses, which

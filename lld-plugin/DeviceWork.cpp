@@ -13,8 +13,12 @@
 
 #include "support/AtomicOutput.h"
 
+#include "format/TargetSelection.h"
+
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/WithColor.h"
+
+#include <set>
 
 using namespace llvm;
 
@@ -44,6 +48,72 @@ static Error warnAboutOptions(const LinkCommandLine &CL,
   return Error::success();
 }
 
+/// Leaves out of \p Inputs the images of targets the link is not for
+/// (--offload-arch=, --offload-targets=: format/TargetSelection.h, each
+/// input's images a container), saying which under --offload-verbose. A
+/// requested target no input has code for is a warning (once in a link,
+/// \p Warned); a request that leaves no device code, an error.
+static Error selectTargets(const OffloadOptions &Opts, DeviceInputs &Inputs,
+                           StringSet<> &Warned) {
+  if (Opts.Archs.empty() && Opts.Targets.empty())
+    return Error::success();
+  Expected<TargetRequest> Request =
+      TargetRequest::create(Opts.Archs, Opts.Targets);
+  if (!Request)
+    return Request.takeError();
+  ArrayRef<DeviceImage> Images = Inputs.images();
+  std::vector<bool> Dropped(Images.size());
+  std::vector<bool> ArchUsed(Request->Archs.size());
+  // The images of one input, together: a generic image serves a requested
+  // processor only where its input has none for it.
+  for (size_t Begin = 0; Begin != Images.size();) {
+    size_t End = Begin;
+    std::vector<SelectableImage> Container;
+    while (End != Images.size() && Images[End].Input == Images[Begin].Input) {
+      const OffloadImage &I = Images[End++].Image;
+      Container.push_back(
+          {I.TheImageKind, Triple(I.getTriple()), I.getArch().str()});
+    }
+    ImageSelection S = selectImages(*Request, Container);
+    for (size_t N = 0; N != Container.size(); ++N)
+      Dropped[Begin + N] = !S.isKept(N);
+    for (size_t A = 0; A != ArchUsed.size(); ++A)
+      ArchUsed[A] = ArchUsed[A] || S.ArchUsed[A];
+    Begin = End;
+  }
+  std::set<std::string> Have;
+  for (const DeviceImage &Image : Images)
+    Have.insert(Image.Image.getArch().empty() ? Image.Image.getTriple().str()
+                                              : Image.Image.getArch().str());
+  std::string Listed = join(Have, ", ");
+  for (size_t A = 0; A != ArchUsed.size(); ++A)
+    if (!ArchUsed[A] && !Images.empty()) {
+      std::string Warning = "--offload-arch=" + Request->Archs[A].str() +
+                            ": no input has device code for it; the inputs "
+                            "have " +
+                            Listed;
+      if (Warned.insert(Warning).second)
+        WithColor::warning(errs(), ToolName) << Warning << "\n";
+    }
+  std::vector<DeviceImage> LeftOut = Inputs.leaveOut(Dropped);
+  if (Opts.Verbose || Opts.DryRun)
+    for (const DeviceImage &Image : LeftOut) {
+      std::string Said = "left out (not a target of this link): " +
+                         describeImage(Image.Image) + " in " + Image.Where;
+      if (Warned.insert(Said).second)
+        errs() << ToolName << ": " << Said << "\n";
+    }
+  if (Inputs.images().empty() && !LeftOut.empty())
+    return createStringError(
+        inconvertibleErrorCode(),
+        "the targets asked for (--offload-arch=%s%s%s) leave no device code "
+        "to link; the inputs have %s",
+        join(Opts.Archs, ",").c_str(),
+        Opts.Targets.empty() ? "" : ", --offload-targets=",
+        join(Opts.Targets, ",").c_str(), Listed.c_str());
+  return Error::success();
+}
+
 Expected<DeviceWork> findDeviceWork(const LinkCommandLine &CL,
                                     const LoadedInputs &Loaded,
                                     const LinkInputs &Named,
@@ -58,9 +128,16 @@ Expected<DeviceWork> findDeviceWork(const LinkCommandLine &CL,
   }
   {
     Pass P("find device code in unused archive members", Opts.Verbose);
-    if (Error E = Inputs.addArchiveMembersDeviceCodeNeeds(Opts.ExtractArchs))
+    // Archive members with code for a requested target give it, as
+    // --offload-extract's (clang's --should-extract).
+    std::vector<std::string> Extract = Opts.ExtractArchs;
+    llvm::append_range(Extract, Opts.Archs);
+    if (Error E = Inputs.addArchiveMembersDeviceCodeNeeds(Extract))
       return std::move(E);
   }
+  // Only the targets the link is for.
+  if (Error E = selectTargets(Opts, Inputs, Warned))
+    return std::move(E);
   Work.Host = getHostLinkInfo(CL.LLD, Loaded);
   Work.Host.Named = &Named;
   raw_string_ostream OS(Work.Description);

@@ -1,9 +1,11 @@
 //===- lld-plugin/LinkOptions.cpp - The linker's command line -------------===//
 
 #include "lld-plugin/LinkOptions.h"
+#include "format/TargetSelection.h"
 #include "lld-plugin/OffloadOptTable.h"
 #include "support/Version.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Option/Arg.h"
 #include "llvm/Option/ArgList.h"
@@ -108,6 +110,15 @@ static Error applyOption(const opt::Arg &A, StringRef Arg, OffloadOptions &O) {
   case OPT_offload_extract:
     O.ExtractArchs.push_back(Value.str());
     break;
+  case OPT_offload_arch:
+  case OPT_offload_targets: {
+    SmallVector<StringRef, 4> Values;
+    Value.split(Values, ',');
+    for (StringRef V : Values)
+      (A.getOption().getID() == OPT_offload_arch ? O.Archs : O.Targets)
+          .push_back(V.str());
+    break;
+  }
   case OPT_offload_device_lib: {
     auto [Triple, File] = Value.split('=');
     if (Value.contains('='))
@@ -207,6 +218,17 @@ Expected<LinkCommandLine> parseLinkCommandLine(ArrayRef<const char *> Args,
     for (I = LLDCommandLine::nextArgument(Strings, Start); Start != I; ++Start)
       LLDArgs.push_back(Expanded[Start]);
   }
+  // The targets the link is for, from the environment where link flags
+  // cannot be added; a malformed one is an error now.
+  OffloadOptions &O = CL.Offload;
+  if (O.Archs.empty())
+    if (const char *Env = getenv(OffloadArchVar))
+      for (StringRef V : split(StringRef(Env), ','))
+        O.Archs.push_back(V.str());
+  if (!O.Archs.empty() || !O.Targets.empty())
+    if (Expected<TargetRequest> R = TargetRequest::create(O.Archs, O.Targets);
+        !R)
+      return usage(toString(R.takeError()));
   CL.LLD = LLDCommandLine(std::move(LLDArgs));
   CL.Output = CL.LLD.output();
   CL.Relocatable = CL.LLD.relocatable();

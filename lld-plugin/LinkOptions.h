@@ -21,6 +21,10 @@
 
 namespace offload {
 
+/// The environment variable that chooses the targets where link flags
+/// cannot be added (--offload-arch=).
+constexpr const char *OffloadArchVar = "LLD_OFFLOAD_ARCH";
+
 /// What to do with device code in a relocatable (-r) link.
 enum class RelocatableMode {
   /// Keep it fat: LLD merges the .llvm.offloading sections and a later link
@@ -44,6 +48,10 @@ struct OffloadOptions {
   bool RuntimePathGiven = false;
   /// --offload-device-linker-arg=[<triple>=]<arg>: (triple or "", arg).
   std::vector<std::pair<std::string, std::string>> DeviceLinkerArgs;
+  /// --offload-arch=<target-id>[,...] (or LLD_OFFLOAD_ARCH) and
+  /// --offload-targets=<triple>[,...]: the targets the link is for; empty:
+  /// every target the inputs have (format/TargetSelection.h).
+  std::vector<std::string> Archs, Targets;
   /// --offload-extract=<arch>: take device code of this arch from every
   /// archive member, used by the host or not.
   std::vector<std::string> ExtractArchs;

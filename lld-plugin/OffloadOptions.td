@@ -36,6 +36,8 @@ multiclass OptionalEq<string name, string metavar, string help> {
 
 def no_offload : F<"no-offload", "Link as ld.lld would, ignoring device code">;
 
+defm offload_arch : Eq<"offload-arch", "<target-id>[,...]",
+  "Link device code only for these targets (or $LLD_OFFLOAD_ARCH)">;
 defm offload_cache_dir : Eq<"offload-cache-dir", "<dir>",
   "Keep linked device images in <dir> (or $LLD_OFFLOAD_CACHE_DIR)">;
 defm offload_cache_policy : Eq<"offload-cache-policy", "<policy>",
@@ -66,6 +68,8 @@ defm offload_resource_usage : OptionalEq<"offload-resource-usage",
   "[=<file>]", "Print the linked kernels' resources (to <file>: as JSON)">;
 defm offload_runtime_path : Eq<"offload-runtime-path", "<dir>",
   "Take the offload runtime (libomptarget.so) from <dir>">;
+defm offload_targets : Eq<"offload-targets", "<triple>[,...]",
+  "Link device code only for these device triples">;
 def offload_save_temps : F<"offload-save-temps",
   "Keep intermediates in <output>.offload-temps/">;
 def offload_verbose : F<"offload-verbose",
