@@ -5,6 +5,8 @@
 #include "format/BundleEntryID.h"
 #include "format/CompressedBundle.h"
 #include "format/FindOffloadBinaries.h"
+#include "format/InspectCudaFatbin.h"
+#include "format/ObjectBundle.h"
 #include "format/OffloadBinary.h"
 #include "format/OffloadBinaryWriter.h"
 #include "format/OffloadBundle.h"
@@ -13,10 +15,10 @@
 #include "llvm/BinaryFormat/Magic.h"
 #include "llvm/ObjCopy/CommonConfig.h"
 #include "llvm/ObjCopy/ConfigManager.h"
-#include "llvm/ObjCopy/ObjCopy.h"
 #include "llvm/Object/ELFObjectFile.h"
 #include "llvm/Object/ObjectFile.h"
 #include "llvm/Support/Alignment.h"
+#include "llvm/Support/Endian.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
@@ -294,10 +296,46 @@ Expected<Pruner::Bytes> Pruner::pruneCompressed(StringRef Data, StringRef Where,
   return std::move(*Out);
 }
 
+Expected<Pruner::Bytes> Pruner::pruneCudaFatbin(const CudaFatbin &Fatbin,
+                                                StringRef Where) {
+  std::vector<SelectableImage> Images;
+  ListedContainer Listed{Where.str(), {}};
+  for (const CudaFatbinEntry &E : Fatbin.Entries) {
+    bool PTX = E.Kind == uint16_t(CudaFatbinEntryKind::PTX);
+    std::string Arch = "sm_" + std::to_string(E.Arch);
+    Images.push_back({PTX ? ImageKind::PTX : ImageKind::Cubin,
+                      Triple("nvptx64-nvidia-cuda"), Arch});
+    Listed.Images.push_back(
+        {Arch + (PTX ? " ptx" : " cubin"),
+         E.isCompressed() ? E.UncompressedSize : E.Payload.size()});
+  }
+  ImageSelection Selection = select(Images, std::move(Listed));
+  if (Selection.numKept() == Images.size())
+    return Bytes(Fatbin.Data.begin(), Fatbin.Data.end());
+
+  // The kept entries (header and padded payload each, where one ends the
+  // next begins) after the header, whose size of the entries is updated:
+  // the bytes `fatbinary` writes for them alone.
+  Bytes Entries;
+  for (auto [I, E] : enumerate(Fatbin.Entries)) {
+    if (!Selection.isKept(I))
+      continue;
+    uint64_t End = I + 1 < Fatbin.Entries.size() ? Fatbin.Entries[I + 1].Offset
+                                                 : Fatbin.Data.size();
+    llvm::append_range(Entries, Fatbin.Data.slice(E.Offset, End));
+  }
+  Bytes Out(Fatbin.Data.begin(),
+            Fatbin.Data.begin() + Fatbin.Entries.front().Offset);
+  support::endian::write64le(Out.data() + 8, Entries.size());
+  llvm::append_range(Out, Entries);
+  return std::move(Out);
+}
+
 Expected<Pruner::Bytes>
 Pruner::pruneFatbinSection(StringRef Data, StringRef Where, StringRef Name) {
-  // One or more bundles or compressed bundles, each where the previous one
-  // ended or after zero padding (`ld -r` aligns each object's section).
+  // One or more bundles, compressed bundles or CUDA fat binaries, each where
+  // the previous one ended or after zero padding (`ld -r` aligns each
+  // object's section).
   struct Piece {
     uint64_t Offset, Size;
     Bytes Pruned;
@@ -333,9 +371,16 @@ Pruner::pruneFatbinSection(StringRef Data, StringRef Where, StringRef Name) {
                                    uint64_t(E.Data.end() - Rest.data())});
       Pruned = pruneBundle(Rest.take_front(Size),
                            at(Where, "binary bundle", Pos), PieceName);
+    } else if (isCudaFatbin(Rest)) {
+      Expected<CudaFatbin> Fatbin = readCudaFatbin(Rest, PieceName);
+      if (!Fatbin)
+        return Fatbin.takeError();
+      Size = Fatbin->Data.size();
+      Pruned = pruneCudaFatbin(*Fatbin, at(Where, "CUDA fat binary", Pos));
     } else {
       return fail(Name + ": offset " + hex(Pos) +
-                  ": neither an offload bundle nor a compressed bundle");
+                  ": neither an offload bundle, a compressed bundle nor a "
+                  "CUDA fat binary");
     }
     if (!Pruned)
       return Pruned.takeError();
@@ -362,6 +407,8 @@ Pruner::pruneFatbinSection(StringRef Data, StringRef Where, StringRef Name) {
 
 Expected<std::optional<Pruner::Bytes>> Pruner::pruneObject(MemoryBufferRef Data,
                                                            StringRef Name) {
+  // Named as errors name it: "lib.a(member.o)" in an archive.
+  Data = MemoryBufferRef(Data.getBuffer(), Name);
   Expected<std::unique_ptr<ObjectFile>> Obj =
       ObjectFile::createObjectFile(Data);
   if (!Obj)
@@ -384,7 +431,8 @@ Expected<std::optional<Pruner::Bytes>> Pruner::pruneObject(MemoryBufferRef Data,
                   ": cannot read the name: " + toString(SecName.takeError()));
     bool Offloading = isOffloadingSection(Sec, **Obj, *SecName);
     bool BundleSection = SecName->starts_with(BundleMagic);
-    bool Fatbin = *SecName == ".hip_fatbin";
+    bool Fatbin = *SecName == ".hip_fatbin" || *SecName == ".nv_fatbin" ||
+                  *SecName == "__nv_relfatbin";
     if (!Offloading && !BundleSection && !Fatbin)
       continue;
     Expected<StringRef> Contents = Sec.getContents();
@@ -440,11 +488,9 @@ Expected<std::optional<Pruner::Bytes>> Pruner::pruneObject(MemoryBufferRef Data,
   if (Config.Common.UpdateSection.empty() && Config.Common.ToRemove.empty())
     return Bytes(Data.getBuffer().begin(), Data.getBuffer().end());
 
-  Bytes Out;
-  raw_svector_ostream OS(Out);
-  if (Error E = objcopy::executeObjcopyOnBinary(Config, **Obj, OS))
-    return fail(Name + ": " + toString(std::move(E)));
-  return std::move(Out);
+  // The objcopy that clang-offload-bundler's objects go through, checked
+  // the same way.
+  return runObjcopy(Config, **Obj, Data);
 }
 
 //===----------------------------------------------------------------------===//
@@ -466,7 +512,8 @@ Expected<std::optional<Pruner::Bytes>> Pruner::pruneFile(MemoryBufferRef Data,
       return Out.takeError();
     return std::move(*Out);
   }
-  if (isBinaryBundle(Bytes) || isCompressedBundle(Bytes)) {
+  if (isBinaryBundle(Bytes) || isCompressedBundle(Bytes) ||
+      isCudaFatbin(Bytes)) {
     auto Out = pruneFatbinSection(Bytes, Name, Name);
     if (!Out)
       return Out.takeError();

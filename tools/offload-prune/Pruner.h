@@ -13,6 +13,7 @@
 #ifndef LLD_OFFLOAD_TOOLS_OFFLOAD_PRUNE_PRUNER_H
 #define LLD_OFFLOAD_TOOLS_OFFLOAD_PRUNE_PRUNER_H
 
+#include "format/InspectCudaFatbin.h"
 #include "format/OffloadBundle.h"
 #include "format/TargetSelection.h"
 
@@ -86,6 +87,8 @@ private:
   llvm::Expected<Bytes> pruneCompressed(llvm::StringRef Data,
                                         llvm::StringRef Where,
                                         llvm::StringRef Name);
+  llvm::Expected<Bytes> pruneCudaFatbin(const CudaFatbin &Fatbin,
+                                        llvm::StringRef Where);
   llvm::Expected<Bytes> pruneFatbinSection(llvm::StringRef Data,
                                            llvm::StringRef Where,
                                            llvm::StringRef Name);

@@ -247,7 +247,7 @@ static Error run(const Options &O) {
     if (!Used)
       WithColor::warning(errs(), ToolName)
           << "'" << O.Input << "' has no device code for '"
-          << O.Request.Archs[I].str() << "'\n";
+          << O.Request.Archs[I].str() << "'; it has: " << imagesSeen(P) << "\n";
   if (O.List)
     return Error::success();
   const SmallVector<char, 0> &Bytes = *R->Bytes;
