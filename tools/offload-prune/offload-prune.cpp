@@ -134,8 +134,10 @@ static Expected<std::optional<Options>> parseOptions(int Argc, char **Argv) {
 }
 
 /// Prunes every member of the archive \p Buffer in order; members without
-/// device code are kept as they are. The symbol table is written again
-/// from the members, whose symbols pruning does not change.
+/// device code are kept as they are, and every member keeps its name, date,
+/// owner and mode. The symbol table is written again from the members,
+/// whose symbols pruning does not change, dated 0 as `llvm-ar` dates it, so
+/// that the same input gives the same bytes.
 static Expected<Result> pruneArchive(MemoryBufferRef Buffer, StringRef Name,
                                      Pruner &P) {
   Expected<std::unique_ptr<Archive>> Ar = createCheckedArchive(Buffer);
@@ -189,7 +191,7 @@ static Expected<Result> pruneArchive(MemoryBufferRef Buffer, StringRef Name,
       Members,
       (*Ar)->hasSymbolTable() ? SymtabWritingMode::NormalSymtab
                               : SymtabWritingMode::NoSymtab,
-      (*Ar)->kind(), /*Deterministic=*/false, /*Thin=*/false);
+      (*Ar)->kind(), /*Deterministic=*/true, /*Thin=*/false);
   if (!Out)
     return fail("'" + Name + "': " + toString(Out.takeError()));
   StringRef Bytes = (*Out)->getBuffer();
