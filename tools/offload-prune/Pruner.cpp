@@ -387,13 +387,14 @@ Pruner::pruneFatbinSection(StringRef Data, StringRef Where, StringRef Name) {
     Pieces.push_back({Pos, Size, std::move(*Pruned)});
     Pos += Size;
   }
-  // One fat binary: the section is it. Several: each stays where it was
-  // (what refers to them does by offset), its slot's tail zeroed.
-  if (Pieces.size() == 1)
-    return std::move(Pieces.front().Pruned);
-  Bytes Out(Data.size(), 0);
+  // Each fat binary stays where it was (what refers to them does by
+  // offset), the tail of its slot zeroed; the section ends where the last
+  // one now ends. One fat binary at the start: the section is it.
+  if (Pieces.empty())
+    return Bytes(Data.begin(), Data.end());
+  Bytes Out(Pieces.back().Offset + Pieces.back().Pruned.size(), 0);
   for (const Piece &P : Pieces) {
-    if (P.Pruned.size() > P.Size)
+    if (&P != &Pieces.back() && P.Pruned.size() > P.Size)
       return fail(Name + ": offset " + hex(P.Offset) +
                   ": the pruned fat binary would not fit where it was");
     llvm::copy(P.Pruned, Out.begin() + P.Offset);
