@@ -283,11 +283,22 @@ Expected<Pruner::Bytes> Pruner::pruneCompressed(StringRef Data, StringRef Where,
                        "again: it has no total size");
   // Compressed again as it was: same version and method, and the level
   // that gives the original bytes back.
-  std::optional<int> Level = findCompressionLevel(Inflated, Data, Header);
+  // Large zstd bundles are compressed by several threads here, which gives
+  // other bytes than clang-offload-bundler's one: no level could match.
+  bool Large = Header.Method == compression::Format::Zstd &&
+               Inflated.size() >= MultiThreadedZstdThreshold;
+  std::optional<int> Level;
+  if (!Large)
+    Level = findCompressionLevel(Inflated, Data, Header);
   if (!Level)
-    Warnings.push_back((Name + ": no compression level gives the compressed "
-                               "bundle's bytes again; compressed at level 3")
-                           .str());
+    Warnings.push_back(
+        (Name +
+         (Large ? ": the compression level of a bundle this large is "
+                  "not looked for"
+                : ": no compression level gives the compressed "
+                  "bundle's bytes again") +
+         "; compressed at level 3, clang-offload-bundler's default")
+            .str());
   Expected<SmallVector<char, 0>> Out =
       compressBundle(StringRef(Pruned->data(), Pruned->size()),
                      {Header.Method, Level.value_or(3), Header.Version});
