@@ -5,7 +5,7 @@
 find_package(Python3 REQUIRED COMPONENTS Interpreter)
 
 set(LLD_OFFLOAD_MAN_PAGES)
-foreach(tool ld.lld-offload offload-bundler offload-inspect offload-packager
+foreach(tool ld.lld-offload offload-bundler offload-inspect offload-packager offload-prune
              offload-wrapper)
   set(page "${PROJECT_SOURCE_DIR}/docs/${tool}.md")
   set(man "${PROJECT_BINARY_DIR}/share/man/man1/${tool}.1")

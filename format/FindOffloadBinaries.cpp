@@ -36,6 +36,18 @@ std::string OffloadOrigin::describe() const {
   return S + "+0x" + utohexstr(Offset);
 }
 
+bool isOffloadingSection(const SectionRef &Sec, const ObjectFile &Obj,
+                         StringRef Name) {
+  if (Obj.isELF()) {
+    ELFSectionRef ELFSec(Sec);
+    if (ELFSec.getType() == ELF::SHT_NOBITS)
+      return false;
+    if (ELFSec.getType() == ELF::SHT_LLVM_OFFLOADING)
+      return true;
+  }
+  return Name.starts_with(".llvm.offloading");
+}
+
 namespace {
 
 /// "file" or "lib.a(member)": the name error messages start with.
@@ -47,18 +59,6 @@ std::string objectName(const OffloadOrigin &Where) {
 Error withContext(const OffloadOrigin &Where, Error E) {
   return createStringError(inconvertibleErrorCode(),
                            objectName(Where) + ": " + toString(std::move(E)));
-}
-
-bool isOffloadingSection(const SectionRef &Sec, const ObjectFile &Obj,
-                         StringRef Name) {
-  if (Obj.isELF()) {
-    ELFSectionRef ELFSec(Sec);
-    if (ELFSec.getType() == ELF::SHT_NOBITS)
-      return false;
-    if (ELFSec.getType() == ELF::SHT_LLVM_OFFLOADING)
-      return true;
-  }
-  return Name.starts_with(".llvm.offloading");
 }
 
 /// LLVM 22's bitcode reader sizes an attribute list by the index an

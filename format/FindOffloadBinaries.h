@@ -18,9 +18,16 @@
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/Object/Archive.h"
+#include "llvm/Object/ObjectFile.h"
 #include "llvm/Support/FileSystem/UniqueID.h"
 
 namespace offload {
+
+/// Whether \p Sec of \p Obj, named \p Name, holds OffloadBinaries: of type
+/// SHT_LLVM_OFFLOADING (ELF; never SHT_NOBITS) or named `.llvm.offloading*`.
+bool isOffloadingSection(const llvm::object::SectionRef &Sec,
+                         const llvm::object::ObjectFile &Obj,
+                         llvm::StringRef Name);
 
 /// Where an OffloadBinary was found.
 struct OffloadOrigin {

@@ -191,8 +191,7 @@ static Error checkObjcopyInput(const ObjectFile &Obj, MemoryBufferRef Object) {
   return Error::success();
 }
 
-/// Runs the in-process objcopy configured by \p Config over \p Obj.
-static Expected<SmallVector<char, 0>>
+Expected<SmallVector<char, 0>>
 runObjcopy(const objcopy::ConfigManager &Config, ObjectFile &Obj,
            MemoryBufferRef Object) {
   if (Error E = checkObjcopyInput(Obj, Object))

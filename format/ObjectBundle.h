@@ -16,6 +16,15 @@
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/MemoryBufferRef.h"
 
+namespace llvm {
+namespace objcopy {
+class ConfigManager;
+} // namespace objcopy
+namespace object {
+class ObjectFile;
+} // namespace object
+} // namespace llvm
+
 namespace offload {
 
 /// True if \p Object (any object file) has bundle sections.
@@ -39,6 +48,15 @@ getHostObject(llvm::MemoryBufferRef Object);
 llvm::Expected<llvm::SmallVector<char, 0>>
 writeObjectBundle(llvm::MemoryBufferRef Host, llvm::StringRef HostID,
                   llvm::ArrayRef<BundleEntryToWrite> Entries);
+
+/// Runs LLVM's objcopy, configured by \p Config, in-process over \p Obj
+/// (the object in \p Object), after checking what objcopy trusts in it: no
+/// section alignment of 4 GiB or more (objcopy would pad the output to it),
+/// a program header table within the file, COFF relocation tables within
+/// the file. Errors name the file.
+llvm::Expected<llvm::SmallVector<char, 0>>
+runObjcopy(const llvm::objcopy::ConfigManager &Config,
+           llvm::object::ObjectFile &Obj, llvm::MemoryBufferRef Object);
 
 } // namespace offload
 

@@ -253,6 +253,20 @@ static std::string marker(StringRef Comment, StringRef What) {
   return ("\n" + Comment + " " + BundleMagic + "__" + What + "__ ").str();
 }
 
+static constexpr StringLiteral TextBundleStart =
+    "__CLANG_OFFLOAD_BUNDLE____START__ ";
+
+/// The comment is what precedes " <magic>__START__ " on the first line.
+std::optional<StringRef> getTextBundleComment(StringRef Data) {
+  if (!Data.consume_front("\n"))
+    return std::nullopt;
+  StringRef Line = Data.take_until([](char C) { return C == '\n'; });
+  size_t Marker = Line.find(TextBundleStart);
+  if (Marker == StringRef::npos || Marker < 2 || Line[Marker - 1] != ' ')
+    return std::nullopt;
+  return Line.take_front(Marker - 1);
+}
+
 Expected<std::vector<BundleEntry>> readTextBundle(StringRef Data,
                                                   StringRef Comment,
                                                   StringRef Name) {

@@ -22,6 +22,7 @@
 #include "llvm/Support/Error.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -133,6 +134,10 @@ llvm::Error writeBinaryBundle(llvm::raw_ostream &OS,
 llvm::Expected<std::vector<BundleEntry>>
 readTextBundle(llvm::StringRef Data, llvm::StringRef Comment,
                llvm::StringRef Name);
+
+/// The line comment of the text bundle that starts \p Data, if it is one:
+/// "\n<comment> __CLANG_OFFLOAD_BUNDLE____START__ <ID>\n".
+std::optional<llvm::StringRef> getTextBundleComment(llvm::StringRef Data);
 
 /// Writes a text bundle with line comment \p Comment.
 void writeTextBundle(llvm::raw_ostream &OS,

@@ -28,6 +28,8 @@ tools = [
                                                "offload-bundler")),
     ToolSubst("%offload-inspect", os.path.join(config.lld_offload_tools_dir,
                                                "offload-inspect")),
+    ToolSubst("%offload-prune", os.path.join(config.lld_offload_tools_dir,
+                                             "offload-prune")),
     ToolSubst("%ld-offload", os.path.join(config.lld_offload_tools_dir,
                                           "ld.lld-offload")),
     ToolSubst("%llvm-bin", config.llvm_tools_dir),

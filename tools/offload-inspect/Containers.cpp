@@ -21,22 +21,7 @@ using namespace llvm;
 
 namespace offload {
 
-static constexpr StringLiteral TextBundleStart =
-    "__CLANG_OFFLOAD_BUNDLE____START__ ";
-
 std::string hexOffset(uint64_t V) { return "0x" + utohexstr(V, true); }
-
-/// The comment string of a text bundle that starts \p Data, if it is one:
-/// "\n<comment> __CLANG_OFFLOAD_BUNDLE____START__ <ID>\n".
-std::optional<StringRef> getTextBundleComment(StringRef Data) {
-  if (!Data.consume_front("\n"))
-    return std::nullopt;
-  StringRef Line = Data.take_until([](char C) { return C == '\n'; });
-  size_t Marker = Line.find(TextBundleStart);
-  if (Marker == StringRef::npos || Marker < 2 || Line[Marker - 1] != ' ')
-    return std::nullopt;
-  return Line.take_front(Marker - 1);
-}
 
 bool startsWithContainer(StringRef Data) {
   return hasOffloadBinaryMagic(Data) || isBinaryBundle(Data) ||

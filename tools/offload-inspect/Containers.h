@@ -14,10 +14,6 @@ namespace offload {
 /// "0x1F00": how the tree and the messages write offsets.
 std::string hexOffset(uint64_t V);
 
-/// The comment string of a text bundle that starts \p Data, if it is one:
-/// "\n<comment> __CLANG_OFFLOAD_BUNDLE____START__ <ID>\n".
-std::optional<llvm::StringRef> getTextBundleComment(llvm::StringRef Data);
-
 /// True if \p Data starts with a container the inspector walks into: an
 /// OffloadBinary, a bundle (binary, text or compressed) or a CUDA fat binary.
 bool startsWithContainer(llvm::StringRef Data);

@@ -2,7 +2,7 @@
 """Generates malformed inputs from valid seeds and runs our tools on them.
 
     malformed.py SEEDS OUT --packager P --bundler B --wrapper W --ld L
-                 --inspect I
+                 --inspect I --prune R
 
 SEEDS holds valid files made by the test's RUN lines (names below); OUT gets
 one file per malformed input and the outputs the tools are asked to write.
@@ -75,7 +75,7 @@ def main():
                     "reported elsewhere): reported as KNOWN, not FAIL")
     ap.add_argument("seeds")
     ap.add_argument("out")
-    for t in ("packager", "bundler", "wrapper", "ld", "inspect"):
+    for t in ("packager", "bundler", "wrapper", "ld", "inspect", "prune"):
         ap.add_argument("--" + t)
     a = ap.parse_args()
     S = lambda n: bytearray(open(os.path.join(a.seeds, n), "rb").read())
@@ -287,7 +287,8 @@ def main():
     T = "x86_64-pc-linux-gnu"
 
     # A text file without bundle markers is malformed only for -unbundle:
-    # to offload-inspect it is plain data without device images.
+    # to offload-inspect and offload-prune it is plain data without device
+    # images.
     plain_data = {"text-no-bundles"}
     # A binary bundle cut inside its header is no bundle to
     # clang-offload-bundler 22, nor to ours: -list succeeds with a warning
@@ -309,6 +310,8 @@ def main():
         wrap = [wr, "--kind=openmp", "--triple=" + T, f, "-o", out]
         link = [ld, f, "-o", out, "-e", "main", "--unresolved-symbols=ignore-all"]
         blist = lambda t: [bd, "-list", "-type=" + t, "-input=" + f]
+        prune = [a.prune, "--offload-arch=gfx90a", "--offload-targets=" + T,
+                 f, "-o", out]
         unb = lambda t: [bd, "-unbundle", "-type=" + t, "-input=" + f,
                          "-targets=" + HOST_ID + "," + OMP_ID,
                          "-output=" + out, "-output=" + out + ".2"]
@@ -324,17 +327,18 @@ def main():
                     [a.inspect, "--resources", "--json", f],
                     [a.inspect, "--resources", "--no-demangle", f]]
         return inspect + {
-            "bin": [lst, extract, extract_ar, wrap],
+            "bin": [lst, extract, extract_ar, wrap, prune],
             "bundle": ([] if name in header_cut else [blist("bc")]) +
-                      [unb("bc")],
-            "text": [unb("ll")],
-            "ccob": [blist("bc"), unb("bc")],
-            "ccobhash": [blist("bc") + ["-verbose"], unb("bc") + ["-verbose"]],
-            "elf": [lst, extract, link],
-            "objbundle": [blist("o"), unb("o"), link],
+                      [unb("bc"), prune],
+            "text": [unb("ll")] + ([] if name in plain_data else [prune]),
+            "ccob": [blist("bc"), unb("bc"), prune],
+            "ccobhash": [blist("bc") + ["-verbose"], unb("bc") + ["-verbose"],
+                         prune],
+            "elf": [lst, extract, link, prune],
+            "objbundle": [blist("o"), unb("o"), link, prune],
             "archive": [lst, extract, extract_ar, link,
                         [bd, "-unbundle", "-type=a", "-input=" + f,
-                         "-targets=" + OMP_ID, "-output=" + out]],
+                         "-targets=" + OMP_ID, "-output=" + out], prune],
         }[kind]
 
     failures = 0
