@@ -14,8 +14,11 @@ A second table is the floor: ours relinking with a warm device-link cache
 (--offload-cache-dir) against plain ld.lld on the same objects
 (clang -fopenmp *.o -lomptarget -fuse-ld=lld: links, registers nothing),
 interleaved, medians of --repeat pairs; ours/plain, below 1.15 is the aim.
+With --baseline BUILD, a third table: ours against another build of ours
+(a change's parent), no cache, interleaved medians; ours/baseline.
 
   bench/link.py [--build BUILD] [--units 1,10,100] [--repeat 5]
+                [--baseline BUILD]
 """
 import argparse
 import os
@@ -74,6 +77,7 @@ def main():
     parser.add_argument("--build", default=os.path.join(here, "..", "build"))
     parser.add_argument("--units", default="1,10,100")
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--baseline", default=None)
     args = parser.parse_args()
     linker = os.path.join(os.path.abspath(args.build), "bin", "ld.lld-offload")
     env = dict(os.environ, OMP_TARGET_OFFLOAD="MANDATORY",
@@ -82,7 +86,7 @@ def main():
     print("%-6s %12s %10s %8s %12s %10s %8s" % (
         "units", "upstream s", "ours s", "speedup", "upstream MiB",
         "ours MiB", "rss x"))
-    warm_rows = []
+    warm_rows, base_rows = [], []
     for units in [int(u) for u in args.units.split(",")]:
         work = tempfile.mkdtemp(prefix="lld-offload-link-bench-")
         try:
@@ -105,12 +109,36 @@ def main():
                 m_up / m_ours))
             warm_rows.append((units, warm_against_plain(
                 work, objects, linker, args.repeat)))
+            if args.baseline:
+                base_rows.append((units, against_baseline(
+                    work, objects, linker, os.path.join(
+                        os.path.abspath(args.baseline), "bin",
+                        "ld.lld-offload"), args.repeat)))
         finally:
             shutil.rmtree(work, ignore_errors=True)
     print("\n%-6s %12s %10s %8s" % ("units", "warm ours s", "plain s",
                                      "ours/plain"))
     for units, (warm, plain) in warm_rows:
         print("%-6d %12.4f %10.4f %8.3f" % (units, warm, plain, warm / plain))
+    if base_rows:
+        print("\n%-6s %12s %12s %13s" % ("units", "ours s", "baseline s",
+                                         "ours/baseline"))
+        for units, (ours, base) in base_rows:
+            print("%-6d %12.4f %12.4f %13.3f" % (units, ours, base,
+                                                 ours / base))
+
+
+def against_baseline(work, objects, linker, baseline, repeat):
+    """Medians of interleaved links, no cache: ours and the baseline's."""
+    def cmd(ld, out):
+        return [CLANG, "-fopenmp"] + objects + [
+            "-fuse-ld=lld", "--ld-path=" + ld, "-o", out]
+    t_ours, t_base = [], []
+    for r in range(max(repeat, 3) * 3):
+        pair = [(t_ours, cmd(linker, "a")), (t_base, cmd(baseline, "b"))]
+        for times, c in (pair if r % 2 == 0 else pair[::-1]):
+            times.append(run(c, work)[0])
+    return statistics.median(t_ours), statistics.median(t_base)
 
 
 def warm_against_plain(work, objects, linker, repeat):

@@ -55,6 +55,17 @@ static std::string libLLVMPath() {
   return "";
 }
 
+/// The file \p Path, read for a key; an error names it.
+static Expected<std::unique_ptr<MemoryBuffer>> readForKey(StringRef Path) {
+  ErrorOr<std::unique_ptr<MemoryBuffer>> File = MemoryBuffer::getFile(
+      Path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
+  if (!File)
+    return createStringError(
+        File.getError(), "device-link cache: cannot read '%s': %s",
+        Path.str().c_str(), File.getError().message().c_str());
+  return std::move(*File);
+}
+
 namespace {
 /// Everything that decides a device link's bytes, hashed as it is read.
 class KeyBuilder {
@@ -80,12 +91,9 @@ public:
       add("file", *Hash);
       return Error::success();
     }
-    ErrorOr<std::unique_ptr<MemoryBuffer>> File = MemoryBuffer::getFile(
-        Path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
+    Expected<std::unique_ptr<MemoryBuffer>> File = readForKey(Path);
     if (!File)
-      return createStringError(
-          File.getError(), "device-link cache: cannot read '%s': %s",
-          Path.str().c_str(), File.getError().message().c_str());
+      return File.takeError();
     StringRef Data = (*File)->getBuffer();
     add("file", contentHash(Data));
     if (Depth < 8 && looksLikeScript(Data))
@@ -284,12 +292,9 @@ DeviceLinkCache::remembered(StringRef Kind, StringRef Path,
 
 Expected<std::string> DeviceLinkCache::fileHash(StringRef Path) {
   return remembered("filehash", Path, [&]() -> Expected<std::string> {
-    ErrorOr<std::unique_ptr<MemoryBuffer>> File = MemoryBuffer::getFile(
-        Path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
+    Expected<std::unique_ptr<MemoryBuffer>> File = readForKey(Path);
     if (!File)
-      return createStringError(
-          File.getError(), "device-link cache: cannot read '%s': %s",
-          Path.str().c_str(), File.getError().message().c_str());
+      return File.takeError();
     return contentHash((*File)->getBuffer());
   });
 }

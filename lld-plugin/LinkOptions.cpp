@@ -225,10 +225,12 @@ Expected<LinkCommandLine> parseLinkCommandLine(ArrayRef<const char *> Args,
     if (const char *Env = getenv(OffloadArchVar))
       for (StringRef V : split(StringRef(Env), ','))
         O.Archs.push_back(V.str());
-  if (!O.Archs.empty() || !O.Targets.empty())
-    if (Expected<TargetRequest> R = TargetRequest::create(O.Archs, O.Targets);
-        !R)
-      return usage(toString(R.takeError()));
+  if (!O.Archs.empty())
+    if (Expected<TargetRequest> R = TargetRequest::create(O.Archs, {}); !R)
+      return usage("--offload-arch: " + toString(R.takeError()));
+  if (!O.Targets.empty())
+    if (Expected<TargetRequest> R = TargetRequest::create({}, O.Targets); !R)
+      return usage("--offload-targets: " + toString(R.takeError()));
   CL.LLD = LLDCommandLine(std::move(LLDArgs));
   CL.Output = CL.LLD.output();
   CL.Relocatable = CL.LLD.relocatable();

@@ -123,6 +123,49 @@ Expected<RemoteCacheConfig> RemoteCacheConfig::parse(StringRef Spec) {
   return C;
 }
 
+void maskRemoteCacheSecrets(char *Arg) {
+  StringRef A(Arg);
+  size_t Value = A.find("offload-remote-cache=");
+  if (Value == StringRef::npos)
+    return;
+  Value += strlen("offload-remote-cache=");
+  auto Mask = [&](size_t Begin, size_t End) {
+    for (size_t I = Begin; I < End; ++I)
+      Arg[I] = '*';
+  };
+  StringRef Spec = A.drop_front(Value);
+  // The URL's user:password@.
+  size_t URLEnd = Spec.find('|');
+  StringRef URL = Spec.take_front(URLEnd);
+  size_t Scheme = URL.find("://");
+  if (Scheme != StringRef::npos) {
+    StringRef Authority = URL.drop_front(Scheme + 3);
+    Authority = Authority.take_front(Authority.find('/'));
+    size_t At = Authority.rfind('@');
+    size_t Colon = Authority.find(':');
+    if (At != StringRef::npos && Colon < At) {
+      size_t Begin = Value + Scheme + 3;
+      Mask(Begin + Colon + 1, Begin + At);
+    }
+  }
+  // bearer-token=<secret>, header=<Name>=<secret>.
+  size_t At = Value;
+  while (At < A.size()) {
+    size_t End = A.find('|', At);
+    if (End == StringRef::npos)
+      End = A.size();
+    StringRef Attr = A.slice(At, End);
+    if (Attr.starts_with("bearer-token="))
+      Mask(At + strlen("bearer-token="), End);
+    else if (Attr.starts_with("header=")) {
+      size_t Eq = Attr.find('=', strlen("header="));
+      if (Eq != StringRef::npos)
+        Mask(At + Eq + 1, End);
+    }
+    At = End + 1;
+  }
+}
+
 /// What the server's name of an entry is made of: the key and the
 /// namespace, as 64 hex digits (what bazel-remote takes).
 static std::string remoteName(StringRef Namespace, StringRef Key) {

@@ -80,6 +80,13 @@ struct RemoteCacheConfig {
   std::string entryURL(llvm::StringRef Key) const;
 };
 
+/// Overwrites with '*', in place, the secrets an argument may hold: in an
+/// --offload-remote-cache= value, a URL's password and the values of
+/// bearer-token= and header=. Run on the process's own argv once it is
+/// copied, it keeps them out of what a crash report prints of the command
+/// line (LLVM's "Program arguments") and out of /proc/<pid>/cmdline.
+void maskRemoteCacheSecrets(char *Arg);
+
 class RemoteCache {
 public:
   /// Loads libcurl for \p Config. Fails (a warning: the link goes on

@@ -11,6 +11,7 @@
 #include "lld-plugin/HostLink.h"
 #include "lld-plugin/Link.h"
 #include "lld-plugin/NVPTXLink.h"
+#include "lld-plugin/RemoteCache.h"
 #include "lld-plugin/RunLLD.h"
 #include "support/CrashReport.h"
 #include "support/MappedFileFaults.h"
@@ -67,7 +68,15 @@ int main(int Argc, char **Argv) {
     return 1;
   }
   std::string Self = sys::fs::getMainExecutable(Argv[0], (void *)&dieWithParent);
-  int Status = link(ArrayRef<const char *>(Argv + 1, Argc - 1), Self, Session);
+  // The arguments, copied; then the remote cache's secrets masked where a
+  // crash report (and ps) would show them.
+  std::vector<std::string> Owned(Argv + 1, Argv + Argc);
+  std::vector<const char *> Args;
+  for (const std::string &A : Owned)
+    Args.push_back(A.c_str());
+  for (int I = 1; I < Argc; ++I)
+    maskRemoteCacheSecrets(Argv[I]);
+  int Status = link(Args, Self, Session);
   // The link is done and what it made is in place: end as ld.lld ends,
   // without freeing LLD's state (destructors of its threads' allocations,
   // 10-20 ms of a large link), which the exit frees whole; LLVM's reports
