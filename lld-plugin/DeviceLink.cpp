@@ -9,6 +9,7 @@
 #include "lld-plugin/RunLLD.h"
 
 #include "format/BundleEntryID.h"
+#include "support/AtomicOutput.h"
 #include "support/CrashReport.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -76,12 +77,10 @@ prepareNVPTXLink(const DeviceLinkJob &Job, const OffloadOptions &Options,
   Request.Output = Link.Output;
   for (auto [N, Image] : llvm::enumerate(Job.Images)) {
     bool Bitcode = Image->Image.TheImageKind == ImageKind::Bitcode;
-    Expected<std::string> Path = Dir.write(
-        Job.fileName() + "." + std::to_string(N) + (Bitcode ? ".bc" : ".cubin"),
-        Image->Image.Image);
-    if (!Path)
-      return Path.takeError();
-    Request.Inputs.push_back(*Path);
+    std::string Path = Dir.path(Job.fileName() + "." + std::to_string(N) +
+                                (Bitcode ? ".bc" : ".cubin"));
+    Link.Unwritten.emplace_back(Path, Image->Image.Image);
+    Request.Inputs.push_back(Path);
   }
   auto ForJob = [&](StringRef TripleName) {
     return TripleName.empty() ||
@@ -131,11 +130,21 @@ prepareNVPTXLink(const DeviceLinkJob &Job, const OffloadOptions &Options,
 /// How many --trace lines the files of a CPU device link's \p Planned
 /// arguments (before its libraries) print: one per object or shared object;
 /// 0 when some other file (an archive, a linker script) makes that unknown.
-static size_t leadingTraceLines(ArrayRef<DeviceLinkArg> Planned,
+static size_t leadingTraceLines(const PreparedDeviceLink &Link,
                                 ArrayRef<DeviceLinkArg> SearchArgs) {
   SearchPaths Paths = searchPathsOf(SearchArgs);
   size_t Lines = 0;
-  for (const DeviceLinkArg &A : Planned) {
+  for (const DeviceLinkArg &A : Link.Planned) {
+    // An image, not written yet.
+    auto Image = llvm::find_if(Link.Unwritten, [&](const auto &U) {
+      return A.TheRole == DeviceLinkArg::Role::Input && U.first == A.Value;
+    });
+    if (Image != Link.Unwritten.end()) {
+      if (identify_magic(Image->second) != file_magic::elf_relocatable)
+        return 0;
+      ++Lines;
+      continue;
+    }
     std::optional<std::string> Path;
     if (A.TheRole == DeviceLinkArg::Role::Library)
       Path = searchLibrary(A.Value, Paths.Dirs, Paths.Sysroot,
@@ -215,10 +224,9 @@ Expected<PreparedDeviceLink> prepareDeviceLink(const DeviceLinkJob &Job,
     bool Bitcode = Image->Image.TheImageKind == ImageKind::Bitcode;
     std::string Name =
         Job.fileName() + "." + std::to_string(N) + (Bitcode ? ".bc" : ".o");
-    Expected<std::string> Path = Dir.write(Name, Image->Image.Image);
-    if (!Path)
-      return Path.takeError();
-    Planned.push_back(Arg::input(*Path));
+    std::string Path = Dir.path(Name);
+    Link.Unwritten.emplace_back(Path, Image->Image.Image);
+    Planned.push_back(Arg::input(Path));
   }
   auto ForJob = [&](StringRef TripleName) {
     return TripleName.empty() ||
@@ -268,7 +276,7 @@ Expected<PreparedDeviceLink> prepareDeviceLink(const DeviceLinkJob &Job,
       Link.Args = spell(Planned);
       return std::move(Link);
     }
-    Libs.LeadingLines = leadingTraceLines(Planned, SearchArgs);
+    Libs.LeadingLines = leadingTraceLines(Link, SearchArgs);
     llvm::append_range(Planned, Libs.Kept);
     for (const std::string &File : Host.EndFiles)
       Planned.push_back(Arg::input(File));
@@ -278,6 +286,14 @@ Expected<PreparedDeviceLink> prepareDeviceLink(const DeviceLinkJob &Job,
   }
   Link.Args = spell(Planned);
   return std::move(Link);
+}
+
+Error PreparedDeviceLink::writeInputs() {
+  for (const auto &[Path, Data] : Unwritten)
+    if (Error E = writeFileDirectly(Path, Data))
+      return E;
+  Unwritten.clear();
+  return Error::success();
 }
 
 /// The error for a failed device link: the job, its inputs, the linker's

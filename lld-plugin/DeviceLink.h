@@ -35,6 +35,10 @@ struct PreparedDeviceLink {
   std::vector<DeviceLinkArg> Planned;
   /// The command line (spell(Planned), but for an NVPTX worker).
   std::vector<std::string> Args;
+  /// Its images, each an input at a path of the work directory: written
+  /// only when the link runs (writeInputs()), not when the cache has its
+  /// output; the cache key reads them here.
+  std::vector<std::pair<std::string, llvm::StringRef>> Unwritten;
   std::string Output;
   /// A CPU device link first run without the host's static archives
   /// (DeviceLinkLibraries.h): its libraries, and the arguments with every
@@ -49,6 +53,8 @@ struct PreparedDeviceLink {
   std::string CacheKey;
 
   bool omitsArchives() const { return Libraries.omitsAny(); }
+  /// Writes the Unwritten inputs.
+  llvm::Error writeInputs();
 };
 
 /// True if a device link run without the host's static archives would have

@@ -226,11 +226,19 @@ Expected<std::string> DeviceLinkCache::key(const PreparedDeviceLink &Link,
     case Role::NoWholeArchive:
       K.add("option", spell(A).front());
       break;
-    case Role::Input:
+    case Role::Input: {
       K.add("input", "");
+      // An image, not written yet: its bytes are here.
+      auto Image = llvm::find_if(
+          Link.Unwritten, [&](const auto &U) { return U.first == A.Value; });
+      if (Image != Link.Unwritten.end()) {
+        K.add("file", contentHash(Image->second));
+        break;
+      }
       if (Error E = K.addFile(A.Value, Paths.Dirs, Paths.Sysroot))
         return std::move(E);
       break;
+    }
     case Role::Library: {
       K.add("library", A.Value);
       std::optional<std::string> Found =

@@ -270,6 +270,13 @@ prepareDeviceLinks(const LinkCommandLine &CL, const DeviceWork &Work,
     Pass P("device-link cache lookup", Opts.Verbose);
     lookUpDeviceLinks(*Cache, Links, Dir, Self, Opts);
   }
+  // The images of the links that run (kept with --offload-save-temps);
+  // those the cache has are never written.
+  if (!Opts.DryRun)
+    for (PreparedDeviceLink &Link : Links)
+      if (!Link.Cached || Opts.SaveTemps)
+        if (Error E = Link.writeInputs())
+          return std::move(E);
   return std::move(Links);
 }
 
