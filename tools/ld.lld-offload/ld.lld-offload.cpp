@@ -56,10 +56,14 @@ int main(int Argc, char **Argv) {
     std::vector<std::string> Args(Argv + 2, Argv + Argc);
     return Session.run(Args, outs(), errs());
   }
-  // A parallel NVPTX link with LTO, likewise.
+  // A parallel NVPTX link with LTO, likewise: its request is in a file.
   if (Argc > 1 && StringRef(Argv[1]) == NVPTXWorkerFlag) {
-    std::vector<std::string> Args(Argv + 2, Argv + Argc);
-    Expected<NVPTXLinkRequest> Request = NVPTXLinkRequest::fromArgs(Args);
+    Expected<NVPTXLinkRequest> Request =
+        Argc == 3 ? readNVPTXLinkRequest(Argv[2])
+                  : Expected<NVPTXLinkRequest>(createStringError(
+                        inconvertibleErrorCode(),
+                        Twine(NVPTXWorkerFlag) +
+                            " takes one argument: a request file"));
     Error E = Request ? linkNVPTX(*Request) : Request.takeError();
     if (!E)
       return 0;
