@@ -114,8 +114,7 @@ prepareNVPTXLink(const DeviceLinkJob &Job, const OffloadOptions &Options,
     Link.Args = spell(Planned);
     return std::move(Link);
   }
-  // What decides the worker's cubin, for the cache key: its request.
-  Link.NVPTXWorker = true;
+  // What decides the cubin, for the cache key: the request.
   Planned.push_back(Arg::option("--arch=" + Request.Arch));
   for (const std::string &Input : Request.Inputs)
     Planned.push_back(Arg::input(Input));
@@ -123,7 +122,7 @@ prepareNVPTXLink(const DeviceLinkJob &Job, const OffloadOptions &Options,
     Planned.push_back(Arg::input(Lib));
   for (const std::string &A : Request.NVLinkArgs)
     Planned.push_back(Arg::option("--nvlink-arg=" + A));
-  Link.Args = Request.toArgs();
+  Link.NVPTX = std::move(Request);
   return std::move(Link);
 }
 
@@ -303,7 +302,7 @@ static Error deviceLinkError(const PreparedDeviceLink &Link,
   std::string Inputs;
   for (const DeviceImage *Image : Link.Job->Images)
     Inputs += "\n  " + Image->Where + ": " + describeImage(Image->Image);
-  std::string Who = Link.NVPTXWorker ? "the NVPTX link (LTO, ptxas, nvlink)"
+  std::string Who = Link.NVPTX ? "the NVPTX link (LTO, ptxas, nvlink)"
                     : Link.Program.empty()
                         ? "LLD"
                         : sys::path::filename(Link.Program).str();
@@ -400,12 +399,8 @@ static Error runInProcess(LLDSession &Session,
         return E;
       continue;
     }
-    if (Link.NVPTXWorker) {
-      Expected<NVPTXLinkRequest> Request =
-          NVPTXLinkRequest::fromArgs(Link.Args);
-      if (!Request)
-        return Request.takeError();
-      if (Error E = linkNVPTX(*Request))
+    if (Link.NVPTX) {
+      if (Error E = linkNVPTX(*Link.NVPTX))
         return deviceLinkError(Link, toString(std::move(E)));
       continue;
     }
@@ -425,6 +420,19 @@ static Error runInProcess(LLDSession &Session,
       return deviceLinkError(Link, Out + Err);
   }
   return Error::success();
+}
+
+/// Writes \p Request for a worker, into \p Dir as "<job>.nvptx-request".
+static Expected<std::string> writeRequest(const NVPTXLinkRequest &Request,
+                                          const WorkDir &Dir,
+                                          StringRef JobFile) {
+  std::string Path = Dir.path((JobFile + ".nvptx-request").str());
+  if (Error E = writeNVPTXLinkRequest(Request, Path))
+    return createStringError(inconvertibleErrorCode(),
+                             "cannot write the request of an NVPTX link "
+                             "worker: " +
+                                 toString(std::move(E)));
+  return Path;
 }
 
 Error runDeviceLinks(LLDSession &Session,
@@ -466,8 +474,21 @@ Error runDeviceLinks(LLDSession &Session,
     // links run their own program.
     StringRef Program = Link.Program.empty() ? Self : StringRef(Link.Program);
     SmallVector<StringRef, 64> Argv = {Program};
-    if (Link.Program.empty())
-      Argv.push_back(Link.NVPTXWorker ? NVPTXWorkerFlag : WorkerFlag);
+    std::string RequestFile;
+    if (Link.NVPTX) {
+      // The worker reads the request from a file: data, not a command line
+      // to parse again.
+      Expected<std::string> Written =
+          writeRequest(*Link.NVPTX, Dir, Link.Job->fileName());
+      if (!Written) {
+        Failure = joinErrors(std::move(Failure), Written.takeError());
+        return std::nullopt;
+      }
+      RequestFile = std::move(*Written);
+      Argv.append({NVPTXWorkerFlag, RequestFile});
+    } else if (Link.Program.empty()) {
+      Argv.push_back(WorkerFlag);
+    }
     for (const std::string &Arg : Link.Args)
       Argv.push_back(Arg);
     // A link that traces what it loads keeps the trace apart.

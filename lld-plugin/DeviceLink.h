@@ -16,24 +16,26 @@
 #include "lld-plugin/DevicePlan.h"
 #include "lld-plugin/HostLinkInfo.h"
 #include "lld-plugin/LinkOptions.h"
+#include "lld-plugin/NVPTXLinkRequest.h"
 #include "lld-plugin/RunLLD.h"
 #include "lld-plugin/WorkDir.h"
 
 namespace offload {
 
 /// A device link ready to run: LLD's arguments (or another program's, for
-/// targets LLD does not link) and its output.
+/// targets LLD does not link), or an NVPTX link's request, and its output.
 struct PreparedDeviceLink {
   const DeviceLinkJob *Job;
   /// The program to run; empty for LLD or an NVPTX link, in this process
   /// or a worker.
   std::string Program;
-  /// An NVPTX link with bitcode: Args are an NVPTXLinkRequest's.
-  bool NVPTXWorker = false;
+  /// An NVPTX link with bitcode (NVPTXLink.h), run by us: no Args. A worker
+  /// gets it in a request file.
+  std::optional<NVPTXLinkRequest> NVPTX;
   /// Its arguments as planned, each with what it is: what the cache key is
-  /// made of (for an NVPTX worker, its request's parts).
+  /// made of (for an NVPTX request, its parts).
   std::vector<DeviceLinkArg> Planned;
-  /// The command line (spell(Planned), but for an NVPTX worker).
+  /// The command line (spell(Planned)); none for an NVPTX request.
   std::vector<std::string> Args;
   /// Its images, each an input at a path of the work directory: written
   /// only when the link runs (writeInputs()), not when the cache has its

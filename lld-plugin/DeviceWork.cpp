@@ -6,7 +6,6 @@
 #include "lld-plugin/HostLink.h"
 #include "lld-plugin/LinkChecks.h"
 #include "lld-plugin/LinkInputs.h"
-#include "lld-plugin/NVPTXLink.h"
 #include "lld-plugin/RegisterImages.h"
 #include "lld-plugin/RemoteCache.h"
 #include "lld-plugin/WorkDir.h"
@@ -257,13 +256,18 @@ prepareDeviceLinks(const LinkCommandLine &CL, const DeviceWork &Work,
         prepareDeviceLink(Job, Work.Host, Opts, Dir, Work.EveryLibrary);
     if (!Link)
       return Link.takeError();
-    if (Opts.Verbose || Opts.DryRun)
-      printCommand("device link " + Job.name() + " (" +
-                       std::to_string(Job.Images.size()) + " images)",
-                   Link->Args,
-                   Link->NVPTXWorker       ? StringRef(NVPTXWorkerFlag)
-                   : Link->Program.empty() ? StringRef("ld.lld")
+    if (Opts.Verbose || Opts.DryRun) {
+      std::string What = "device link " + Job.name() + " (" +
+                         std::to_string(Job.Images.size()) + " images)";
+      // An NVPTX link with LTO is ours: its steps, one line each.
+      if (Link->NVPTX)
+        for (const NVPTXLinkRequest::Step &Step : Link->NVPTX->steps())
+          printCommand(What, Step.Args, Step.Program);
+      else
+        printCommand(What, Link->Args,
+                     Link->Program.empty() ? StringRef("ld.lld")
                                            : StringRef(Link->Program));
+    }
     Links.push_back(std::move(*Link));
   }
   if (Cache) {

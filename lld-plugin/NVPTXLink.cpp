@@ -24,42 +24,6 @@ static Error linkError(const Twine &Msg) {
   return createStringError(inconvertibleErrorCode(), Msg);
 }
 
-std::vector<std::string> NVPTXLinkRequest::toArgs() const {
-  std::vector<std::string> Args = {"--cuda-path=" + CudaPath, "--arch=" + Arch,
-                                   "-o", Output};
-  for (const std::string &Lib : Libraries)
-    Args.push_back("--lib=" + Lib);
-  for (const std::string &Arg : NVLinkArgs)
-    Args.push_back("--nvlink-arg=" + Arg);
-  llvm::append_range(Args, Inputs);
-  return Args;
-}
-
-Expected<NVPTXLinkRequest>
-NVPTXLinkRequest::fromArgs(ArrayRef<std::string> Args) {
-  NVPTXLinkRequest R;
-  for (size_t I = 0; I != Args.size(); ++I) {
-    StringRef Arg = Args[I];
-    if (Arg.consume_front("--cuda-path="))
-      R.CudaPath = Arg.str();
-    else if (Arg.consume_front("--arch="))
-      R.Arch = Arg.str();
-    else if (Arg.consume_front("--lib="))
-      R.Libraries.push_back(Arg.str());
-    else if (Arg.consume_front("--nvlink-arg="))
-      R.NVLinkArgs.push_back(Arg.str());
-    else if (Arg == "-o" && I + 1 != Args.size())
-      R.Output = Args[++I];
-    else if (Arg.starts_with("-"))
-      return linkError("NVPTX link worker: unknown argument '" + Arg + "'");
-    else
-      R.Inputs.push_back(Arg.str());
-  }
-  if (R.Arch.empty() || R.Output.empty() || R.Inputs.empty())
-    return linkError("NVPTX link worker: needs --arch=, -o and inputs");
-  return std::move(R);
-}
-
 /// \p Buffer as an LTO input, or an error naming it.
 static Expected<std::unique_ptr<lto::InputFile>>
 readBitcode(MemoryBufferRef Buffer) {
@@ -246,7 +210,7 @@ compileToPTX(ArrayRef<MemoryBufferRef> Bitcode,
   if (Error E = L.run(AddStream))
     return linkError("LTO for " + R.Arch +
                      " failed: " + toString(std::move(E)));
-  std::string Path = R.Output + ".lto.s";
+  std::string Path = R.ptxFile();
   if (Error E = writeFileDirectly(Path, PTX))
     return linkError(toString(std::move(E)));
   return std::optional<std::string>(Path);
@@ -306,19 +270,12 @@ Error linkNVPTX(const NVPTXLinkRequest &R) {
   if (!PTX)
     return PTX.takeError();
   if (*PTX) {
-    std::string Cubin = R.Output + ".lto.cubin";
-    if (Error E = runTool(
-            R, "ptxas",
-            {"-m64", "-O3", "-arch=" + R.Arch, "-c", "-o", Cubin, **PTX},
-            Cubin))
+    std::string Cubin = R.ltoCubinFile();
+    if (Error E = runTool(R, "ptxas", R.ptxasArgs(), Cubin))
       return E;
     Cubins.insert(Cubins.begin(), Cubin);
   }
-
-  std::vector<std::string> Args = {"-arch=" + R.Arch, "-o", R.Output};
-  llvm::append_range(Args, Cubins);
-  llvm::append_range(Args, R.NVLinkArgs);
-  return runTool(R, "nvlink", Args, R.Output);
+  return runTool(R, "nvlink", R.nvlinkArgs(Cubins), R.Output);
 }
 
 } // namespace offload

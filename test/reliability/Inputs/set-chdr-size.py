@@ -4,16 +4,11 @@
 import struct
 import sys
 
+from elf64 import section_headers
+
 path, name, size = sys.argv[1], sys.argv[2].encode(), int(sys.argv[3])
 data = bytearray(open(path, "rb").read())
-shoff, = struct.unpack_from("<Q", data, 0x28)
-shentsize, shnum, shstrndx = struct.unpack_from("<HHH", data, 0x3A)
-def shdr(i):
-    return struct.unpack_from("<IIQQQQIIQQ", data, shoff + i * shentsize)
-strtab_off = shdr(shstrndx)[4]
-for i in range(shnum):
-    h = shdr(i)
-    n = data[strtab_off + h[0]:data.index(b"\0", strtab_off + h[0])]
+for n, h in section_headers(data):
     if n == name:
         struct.pack_into("<Q", data, h[4] + 8, size)  # Elf64_Chdr.ch_size
         open(path, "wb").write(data)
