@@ -194,8 +194,14 @@ Expected<std::string> DeviceLinkCache::key(const PreparedDeviceLink &Link,
   K.add("format", "lld-offload device-link cache 2");
   K.add("version",
         (lldOffloadVersion() + " LLVM " + LLVM_VERSION_STRING).str());
-  K.add("linker", buildID(Self));
-  K.add("libLLVM", buildID(libLLVMPath()));
+  for (auto [What, Path] : {std::pair<StringRef, std::string>("linker", Self),
+                            {"libLLVM", libLLVMPath()}}) {
+    // Remembered: libLLVM is 100 MB, its notes a few pages of it.
+    Expected<std::string> ID =
+        remembered("buildid", Path,
+                   [&]() -> Expected<std::string> { return buildID(Path); });
+    K.add(What, ID ? *ID : toString(ID.takeError()));
+  }
   // The job.
   const DeviceLinkJob &Job = *Link.Job;
   K.add("job", Job.name());

@@ -41,12 +41,10 @@ NVPTXLinkRequest::nvlinkArgs(ArrayRef<std::string> Cubins) const {
 std::vector<NVPTXLinkRequest::Step> NVPTXLinkRequest::steps() const {
   Step LTO{"LTO", {"-mcpu=" + Arch, "-o", ptxFile()}};
   std::vector<std::string> Cubins = {ltoCubinFile()};
-  for (const std::string &Input : Inputs) {
-    file_magic Magic = file_magic::unknown;
-    bool Bitcode =
-        !identify_magic(Input, Magic) && Magic == file_magic::bitcode;
-    (Bitcode ? LTO.Args : Cubins).push_back(Input);
-  }
+  // Inputs are named by their kind when planned (".bc", ".cubin":
+  // DeviceLink.cpp), and may not be written yet: a cached link's never are.
+  for (const std::string &Input : Inputs)
+    (StringRef(Input).ends_with(".bc") ? LTO.Args : Cubins).push_back(Input);
   for (const std::string &Lib : Libraries)
     LTO.Args.push_back("--lib=" + Lib);
   return {std::move(LTO),
