@@ -6,6 +6,7 @@
 #include "lld-plugin/RunLLD.h"
 
 #include "format/CheckedArchive.h"
+#include "support/FileCopy.h"
 
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringExtras.h"
@@ -178,11 +179,8 @@ static std::unique_ptr<MemoryBuffer> readSymbolTableMember(StringRef Path) {
   }
   scope_exit Close([&] { sys::fs::closeFile(*FD); });
   char Start[MagicSize + HeaderSize];
-  Expected<size_t> Read =
-      sys::fs::readNativeFileSlice(*FD, MutableArrayRef(Start), 0);
-  if (!Read || *Read != sizeof(Start)) {
-    if (!Read)
-      consumeError(Read.takeError());
+  if (Error E = readFileRange(*FD, 0, MutableArrayRef(Start))) {
+    consumeError(std::move(E));
     return nullptr;
   }
   StringRef Header(Start, sizeof(Start));
@@ -201,12 +199,10 @@ static std::unique_ptr<MemoryBuffer> readSymbolTableMember(StringRef Path) {
       WritableMemoryBuffer::getNewUninitMemBuffer(sizeof(Start) + Size, Path);
   if (!Buffer)
     return nullptr;
-  MutableArrayRef<char> Bytes(Buffer->getBufferStart(),
-                              Buffer->getBufferSize());
-  Read = sys::fs::readNativeFileSlice(*FD, Bytes, 0);
-  if (!Read || *Read != Bytes.size()) {
-    if (!Read)
-      consumeError(Read.takeError());
+  if (Error E = readFileRange(
+          *FD, 0,
+          MutableArrayRef(Buffer->getBufferStart(), Buffer->getBufferSize()))) {
+    consumeError(std::move(E));
     return nullptr;
   }
   return Buffer;

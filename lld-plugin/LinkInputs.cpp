@@ -4,6 +4,7 @@
 
 #include "format/CheckedArchive.h"
 #include "format/OffloadBundle.h"
+#include "support/FileCopy.h"
 
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/BinaryFormat/Magic.h"
@@ -18,7 +19,6 @@
 #include "llvm/Support/ThreadPool.h"
 #include "llvm/Support/Threading.h"
 
-#include <cerrno>
 #include <cstring>
 #include <unistd.h>
 
@@ -82,15 +82,12 @@ template <class ELFT> static DeviceCodeScan scanELF(StringRef Data) {
   return scanSections<ELFT>(*Sections, *Names);
 }
 
-/// Reads \p Size bytes at \p Offset of \p FD into \p To.
+/// Reads \p Size bytes at \p Offset of \p FD into \p To; false if the file
+/// is shorter or cannot be read (LLD says why).
 static bool readAt(int FD, uint64_t Offset, size_t Size, char *To) {
-  for (size_t Done = 0; Done < Size;) {
-    ssize_t N = ::pread(FD, To + Done, Size - Done, Offset + Done);
-    if (N < 0 && errno == EINTR)
-      continue;
-    if (N <= 0)
-      return false;
-    Done += N;
+  if (Error E = readFileRange(FD, Offset, MutableArrayRef(To, Size))) {
+    consumeError(std::move(E));
+    return false;
   }
   return true;
 }

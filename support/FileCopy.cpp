@@ -1,4 +1,4 @@
-//===- support/FileCopy.cpp - Copying file ranges without reading them ----===//
+//===- support/FileCopy.cpp - Reading and copying file ranges -------------===//
 
 #include "support/FileCopy.h"
 
@@ -13,6 +13,23 @@ namespace offload {
 static Error copyError(StringRef InName, const Twine &Msg) {
   return createStringError(inconvertibleErrorCode(),
                            "'" + InName + "': " + Msg);
+}
+
+Error readFileRange(int FD, uint64_t Offset, MutableArrayRef<char> To) {
+  for (size_t Done = 0; Done < To.size();) {
+    ssize_t N = ::pread(FD, To.data() + Done, To.size() - Done, Offset + Done);
+    if (N < 0 && errno == EINTR)
+      continue;
+    if (N == 0)
+      return createStringError(inconvertibleErrorCode(),
+                               "unexpected end of file");
+    if (N < 0) {
+      std::error_code EC(errno, std::generic_category());
+      return createStringError(EC, "read failed: " + EC.message());
+    }
+    Done += N;
+  }
+  return Error::success();
 }
 
 Error appendFileRange(OutputFileStream &OS, int InFD, uint64_t Offset,
@@ -39,14 +56,10 @@ Error appendFileRange(OutputFileStream &OS, int InFD, uint64_t Offset,
 #endif
   std::vector<char> Buffer(std::min<uint64_t>(Size, 1 << 20));
   while (Size) {
-    ssize_t N = ::pread(InFD, Buffer.data(),
-                        std::min<uint64_t>(Size, Buffer.size()), In);
-    if (N < 0 && errno == EINTR)
-      continue;
-    if (N <= 0)
-      return copyError(InName,
-                       N == 0 ? "unexpected end of file" : "read failed");
-    for (ssize_t Done = 0; Done < N;) {
+    size_t N = std::min<uint64_t>(Size, Buffer.size());
+    if (Error E = readFileRange(InFD, In, MutableArrayRef(Buffer.data(), N)))
+      return copyError(InName, toString(std::move(E)));
+    for (size_t Done = 0; Done < N;) {
       ssize_t W = ::write(OutFD, Buffer.data() + Done, N - Done);
       if (W < 0 && errno == EINTR)
         continue;
