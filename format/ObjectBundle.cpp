@@ -98,6 +98,28 @@ Expected<bool> hasBundleSections(MemoryBufferRef Object) {
   return !Bundled->Sections.empty();
 }
 
+Expected<BundleEntryID> readBundleSectionID(StringRef Name) {
+  return BundleEntryID::parse(Name.drop_front(BundleMagic.size()));
+}
+
+Expected<StringRef> readBundleSectionContents(const SectionRef &Section,
+                                              MemoryBufferRef Object) {
+  Expected<StringRef> Contents = Section.getContents();
+  if (!Contents)
+    return createStringError(inconvertibleErrorCode(),
+                             "cannot read the contents: " +
+                                 toString(Contents.takeError()));
+  // getContents() checks the section against the file for ELF; make sure
+  // of it for every format before handing out a view.
+  StringRef Buffer = Object.getBuffer();
+  if (!Contents->empty() &&
+      (Contents->data() < Buffer.data() ||
+       Contents->data() + Contents->size() > Buffer.data() + Buffer.size()))
+    return createStringError(inconvertibleErrorCode(),
+                             "extends past the end of the file");
+  return *Contents;
+}
+
 Expected<std::vector<BundleEntry>> readObjectBundle(MemoryBufferRef Object) {
   Expected<BundledObject> Bundled = openBundledObject(Object);
   if (!Bundled)
@@ -105,22 +127,15 @@ Expected<std::vector<BundleEntry>> readObjectBundle(MemoryBufferRef Object) {
 
   std::vector<BundleEntry> Entries;
   for (const BundleSection &S : Bundled->Sections) {
-    if (Expected<BundleEntryID> ID = BundleEntryID::parse(S.ID); !ID)
-      return objectError(Object, "section '" + S.Name +
-                                     "': " + toString(ID.takeError()));
-    Expected<StringRef> Contents = S.Section.getContents();
+    auto Fail = [&](Error E) {
+      return objectError(Object,
+                         "section '" + S.Name + "': " + toString(std::move(E)));
+    };
+    if (Expected<BundleEntryID> ID = readBundleSectionID(S.Name); !ID)
+      return Fail(ID.takeError());
+    Expected<StringRef> Contents = readBundleSectionContents(S.Section, Object);
     if (!Contents)
-      return objectError(Object, "section '" + S.Name +
-                                     "': cannot read the contents: " +
-                                     toString(Contents.takeError()));
-    // getContents() checks the section against the file for ELF; make sure
-    // of it for every format before handing out a view.
-    StringRef Buffer = Object.getBuffer();
-    if (!Contents->empty() &&
-        (Contents->data() < Buffer.data() ||
-         Contents->data() + Contents->size() > Buffer.data() + Buffer.size()))
-      return objectError(Object, "section '" + S.Name +
-                                     "' extends past the end of the file");
+      return Fail(Contents.takeError());
     Entries.push_back({S.ID, *Contents});
   }
   return Entries;

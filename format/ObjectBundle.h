@@ -13,7 +13,10 @@
 
 #include "format/OffloadBundle.h"
 
+#include "format/BundleEntryID.h"
+
 #include "llvm/ADT/SmallVector.h"
+#include "llvm/Object/ObjectFile.h"
 #include "llvm/Support/MemoryBufferRef.h"
 
 namespace llvm {
@@ -35,6 +38,19 @@ llvm::Expected<bool> hasBundleSections(llvm::MemoryBufferRef Object);
 /// entry's contents are the one-byte placeholder.
 llvm::Expected<std::vector<BundleEntry>>
 readObjectBundle(llvm::MemoryBufferRef Object);
+
+/// One bundle section, for readers that walk an object's sections
+/// themselves (a link's inputs, read once for everything they hold):
+/// readObjectBundle() reads each section with these two. Their errors say
+/// what is wrong, not with which section.
+///
+/// The entry ID of the section named \p Name, which starts with BundleMagic.
+llvm::Expected<BundleEntryID> readBundleSectionID(llvm::StringRef Name);
+/// The contents of the bundle section \p Section of \p Object, checked to
+/// lie within it.
+llvm::Expected<llvm::StringRef>
+readBundleSectionContents(const llvm::object::SectionRef &Section,
+                          llvm::MemoryBufferRef Object);
 
 /// What unbundling the host entry gives: \p Object without any bundle
 /// section, as clang-offload-bundler makes it.

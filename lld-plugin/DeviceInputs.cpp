@@ -5,6 +5,7 @@
 #include "lld-plugin/DevicePlan.h"
 
 #include "format/BundleEntryID.h"
+#include "format/ObjectBundle.h"
 #include "format/OffloadBundle.h"
 
 #include "llvm/ADT/Sequence.h"
@@ -206,7 +207,7 @@ Error DeviceInputs::scanInput(MemoryBufferRef Buffer, StringRef Name,
         continue;
       HasDeviceCode = true;
       if (SecName->starts_with(BundleMagic))
-        if (Error E = addBundleSection(Sec, *SecName, Name, Found))
+        if (Error E = addBundleSection(Sec, *SecName, Buffer, Name, Found))
           return E;
     }
     if (!HasDeviceCode)
@@ -282,7 +283,7 @@ Error DeviceInputs::scanInput(MemoryBufferRef Buffer, StringRef Name,
 }
 
 Error DeviceInputs::addBundleSection(const SectionRef &Sec, StringRef SecName,
-                                     StringRef Name,
+                                     MemoryBufferRef Object, StringRef Name,
                                      std::vector<Candidate> *Found) {
   // An object made by clang-offload-bundler -type=o: the section holds one
   // entry's file, named by its bundle entry ID
@@ -290,7 +291,7 @@ Error DeviceInputs::addBundleSection(const SectionRef &Sec, StringRef SecName,
   // placeholder.
   StringRef IDText = SecName.drop_front(BundleMagic.size());
   std::string Where = (Name + ":" + SecName).str();
-  Expected<BundleEntryID> ID = BundleEntryID::parse(IDText);
+  Expected<BundleEntryID> ID = readBundleSectionID(SecName);
   if (!ID)
     return inputError(Where, toString(ID.takeError()));
   if (ID->isHost())
@@ -302,7 +303,7 @@ Error DeviceInputs::addBundleSection(const SectionRef &Sec, StringRef SecName,
   if (Kind == OffloadKind::None)
     return inputError(Where, "unknown offload kind '" + ID->Kind +
                                  "' in bundle entry ID '" + IDText + "'");
-  Expected<StringRef> Contents = Sec.getContents();
+  Expected<StringRef> Contents = readBundleSectionContents(Sec, Object);
   if (!Contents)
     return inputError(Where, toString(Contents.takeError()));
   OffloadImage Image;

@@ -126,7 +126,9 @@ private:
   llvm::Expected<llvm::MemoryBufferRef> archiveMember(llvm::StringRef Archive,
                                                       llvm::StringRef Member);
   llvm::Error addBundleSection(const llvm::object::SectionRef &Sec,
-                               llvm::StringRef SecName, llvm::StringRef Name,
+                               llvm::StringRef SecName,
+                               llvm::MemoryBufferRef Object,
+                               llvm::StringRef Name,
                                std::vector<Candidate> *Found);
   llvm::Error load(Candidate &C);
   llvm::Error take(Candidate &C);

@@ -278,4 +278,32 @@ TEST(ObjectBundle, SectionPastTheEnd) {
   EXPECT_THAT(Msg, HasSubstr("__CLANG_OFFLOAD_BUNDLE__hipv4"));
 }
 
+// A reader that walks an object's sections itself reads a bundle section
+// with the two functions readObjectBundle() reads each with.
+TEST(ObjectBundle, OneSectionRead) {
+  std::string Bundle = makeBundle(makeHost());
+  MemoryBufferRef Ref(Bundle, "b.o");
+  std::vector<BundleEntry> Whole = takeOrFail(readObjectBundle(Ref));
+  std::unique_ptr<object::ObjectFile> Obj =
+      takeOrFail(object::ObjectFile::createObjectFile(Ref));
+  std::vector<BundleEntry> OneByOne;
+  for (const object::SectionRef &Sec : Obj->sections()) {
+    StringRef Name = takeOrFail(Sec.getName());
+    if (!Name.starts_with(BundleMagic))
+      continue;
+    BundleEntryID ID = takeOrFail(readBundleSectionID(Name));
+    EXPECT_TRUE(ID.hasKnownKind());
+    OneByOne.push_back({Name.drop_front(BundleMagic.size()),
+                        takeOrFail(readBundleSectionContents(Sec, Ref))});
+  }
+  ASSERT_EQ(OneByOne.size(), Whole.size());
+  for (size_t I = 0; I != Whole.size(); ++I) {
+    EXPECT_EQ(OneByOne[I].ID, Whole[I].ID);
+    EXPECT_EQ(OneByOne[I].Data, Whole[I].Data);
+  }
+  EXPECT_THAT(errorMessage(readBundleSectionID(
+                  "__CLANG_OFFLOAD_BUNDLE__garbage")),
+              HasSubstr("'garbage'"));
+}
+
 } // namespace
