@@ -59,14 +59,13 @@ Error DeviceInputs::scanLoadedInputs(const LoadedInputs &Loaded,
   for (StringRef Line : Loaded.Files) {
     TraceName Name = splitTraceName(Line);
     bool IsMember = !Name.Member.empty();
-    if (Index && !Index->mayHoldDeviceCode(Line)) {
-      if (IsMember)
-        ++MembersTaken[Line];
+    unsigned Occurrence = IsMember ? LoadedMembers.next(Line) : 0;
+    if (Index && !Index->mayHoldDeviceCode(Line, Occurrence))
       continue;
-    }
     MemoryBufferRef Buffer;
     if (IsMember) {
-      Expected<MemoryBufferRef> Member = archiveMember(Name.Path, Name.Member);
+      Expected<MemoryBufferRef> Member =
+          archiveMember(Name.Path, Name.Member, Occurrence);
       if (!Member)
         return Member.takeError();
       Buffer = *Member;
@@ -91,10 +90,10 @@ Error DeviceInputs::scanLoadedInputs(const LoadedInputs &Loaded,
   return Error::success();
 }
 
-Expected<Archive *> DeviceInputs::openArchive(StringRef Path) {
+Expected<const ArchiveMemberIndex *> DeviceInputs::openArchive(StringRef Path) {
   auto It = Archives.find(Path);
   if (It != Archives.end())
-    return It->second.get();
+    return &It->second.Members;
   ErrorOr<std::unique_ptr<MemoryBuffer>> Buffer = MemoryBuffer::getFile(
       Path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
   if (std::error_code EC = Buffer.getError())
@@ -103,36 +102,29 @@ Expected<Archive *> DeviceInputs::openArchive(StringRef Path) {
   if (!Lib)
     return inputError(Path, toString(Lib.takeError()));
   Files.push_back(std::move(*Buffer));
-  return Archives.try_emplace(Path, std::move(*Lib)).first->second.get();
+  // The members name the archive by the map's key, which stays.
+  StringRef Name = Archives.try_emplace(Path).first->first();
+  Expected<ArchiveMemberIndex> Members = ArchiveMemberIndex::read(**Lib, Name);
+  if (!Members) {
+    Archives.erase(Name);
+    return Members.takeError();
+  }
+  OpenArchive &Open = Archives.find(Path)->second;
+  Open.Lib = std::move(*Lib);
+  Open.Members = std::move(*Members);
+  return &Open.Members;
 }
 
 Expected<MemoryBufferRef> DeviceInputs::archiveMember(StringRef ArchivePath,
-                                                      StringRef Member) {
-  Expected<Archive *> Lib = openArchive(ArchivePath);
+                                                      StringRef Member,
+                                                      unsigned Occurrence) {
+  Expected<const ArchiveMemberIndex *> Lib = openArchive(ArchivePath);
   if (!Lib)
     return Lib.takeError();
-  // LLD traces each member it loads once; members of the same name are told
-  // apart by how many were loaded before.
-  std::string Key = (ArchivePath + "(" + Member + ")").str();
-  unsigned Skip = MembersTaken[Key]++;
-  Error Err = Error::success();
-  for (const Archive::Child &Child : (*Lib)->children(Err)) {
-    Expected<StringRef> Name = Child.getName();
-    if (!Name) {
-      consumeError(std::move(Err));
-      return inputError(ArchivePath, toString(Name.takeError()));
-    }
-    if (*Name != Member || Skip-- != 0)
-      continue;
-    Expected<MemoryBufferRef> Buffer = Child.getMemoryBufferRef();
-    consumeError(std::move(Err));
-    if (!Buffer)
-      return inputError(Key, toString(Buffer.takeError()));
-    return *Buffer;
-  }
-  if (Err)
-    return inputError(ArchivePath, toString(std::move(Err)));
-  return inputError(Key, "member not found in the archive LLD loaded it from");
+  if (const ArchiveMember *Found = (*Lib)->find(Member, Occurrence))
+    return Found->data();
+  return inputError((ArchivePath + "(" + Member + ")").str(),
+                    "member not found in the archive LLD loaded it from");
 }
 
 /// Adds to \p Targets the symbols, defined in \p Obj (named \p Name), that
@@ -417,34 +409,22 @@ Error DeviceInputs::addArchiveMembersDeviceCodeNeeds(
   for (StringRef Path : ArchivePaths) {
     if (Index && !Index->archiveMayHoldDeviceCode(Path))
       continue;
-    Expected<Archive *> Lib = openArchive(Path);
+    Expected<const ArchiveMemberIndex *> Lib = openArchive(Path);
     if (!Lib)
       return Lib.takeError();
-    StringMap<unsigned> Seen;
-    Error Err = Error::success();
-    for (const Archive::Child &Child : (*Lib)->children(Err)) {
-      Expected<StringRef> Name = Child.getName();
-      if (!Name) {
-        consumeError(std::move(Err));
-        return inputError(Path, toString(Name.takeError()));
-      }
-      std::string Key = (Path + "(" + *Name + ")").str();
-      if (Seen[Key]++ < MembersTaken.lookup(Key))
+    for (const ArchiveMember &Member : (*Lib)->members()) {
+      std::string Key = Member.describe();
+      if (Member.occurrence() < LoadedMembers.count(Key))
         continue; // loaded by the host link, scanned already
-      if (Index && !Index->memberMayHoldDeviceCode(Path, *Name))
+      if (Index && !Index->memberMayHoldDeviceCode(Path, Member.name(),
+                                                   Member.occurrence()))
         continue;
-      Expected<MemoryBufferRef> Buffer = Child.getMemoryBufferRef();
-      if (!Buffer) {
-        consumeError(std::move(Err));
-        return inputError(Key, toString(Buffer.takeError()));
-      }
-      if (Error E = scanInput(*Buffer, Key, &Left, /*Loaded=*/false)) {
-        consumeError(std::move(Err));
+      Expected<MemoryBufferRef> Buffer = Member.data();
+      if (!Buffer)
+        return Buffer.takeError();
+      if (Error E = scanInput(*Buffer, Key, &Left, /*Loaded=*/false))
         return E;
-      }
     }
-    if (Err)
-      return inputError(Path, toString(std::move(Err)));
   }
 
   for (Candidate &C : Left)

@@ -13,6 +13,7 @@
 #ifndef LLD_OFFLOAD_LLDPLUGIN_DEVICEINPUTS_H
 #define LLD_OFFLOAD_LLDPLUGIN_DEVICEINPUTS_H
 
+#include "format/ArchiveMembers.h"
 #include "format/FindOffloadBinaries.h"
 #include "lld-plugin/DeviceLinkKey.h"
 #include "lld-plugin/LinkInputs.h"
@@ -122,9 +123,10 @@ private:
   /// loads it), notes its entries' targets too.
   llvm::Error scanInput(llvm::MemoryBufferRef Buffer, llvm::StringRef Name,
                         std::vector<Candidate> *Found, bool Loaded);
-  llvm::Expected<llvm::object::Archive *> openArchive(llvm::StringRef Path);
+  llvm::Expected<const ArchiveMemberIndex *> openArchive(llvm::StringRef Path);
   llvm::Expected<llvm::MemoryBufferRef> archiveMember(llvm::StringRef Archive,
-                                                      llvm::StringRef Member);
+                                                      llvm::StringRef Member,
+                                                      unsigned Occurrence);
   llvm::Error addBundleSection(const llvm::object::SectionRef &Sec,
                                llvm::StringRef SecName,
                                llvm::MemoryBufferRef Object,
@@ -145,9 +147,15 @@ private:
   llvm::DenseMap<size_t, std::vector<llvm::StringRef>> InflatedImages;
   ByteStore Inflated;
   std::vector<std::unique_ptr<llvm::MemoryBuffer>> Files;
-  llvm::StringMap<std::unique_ptr<llvm::object::Archive>> Archives;
-  /// Members loaded from each "archive(member)", for duplicate names.
-  llvm::StringMap<unsigned> MembersTaken;
+  struct OpenArchive {
+    std::unique_ptr<llvm::object::Archive> Lib;
+    ArchiveMemberIndex Members;
+  };
+  llvm::StringMap<OpenArchive> Archives;
+  /// The members the host link loaded, by "archive(member)" as its trace
+  /// names them, counted as format/ArchiveMembers.h tells members of one
+  /// name apart.
+  MemberOccurrences LoadedMembers;
   std::vector<std::string> ArchivePaths;
   std::vector<DeviceImage> Images;
   /// The offload kinds whose images an input registers already, and the

@@ -5,6 +5,7 @@
 #include "lld-plugin/LinkInputs.h"
 #include "lld-plugin/RunLLD.h"
 
+#include "format/ArchiveMembers.h"
 #include "format/CheckedArchive.h"
 #include "support/FileCopy.h"
 
@@ -263,13 +264,12 @@ bool omittedArchivesNeeded(StringRef Trace, const DeviceLinkLibraries &Libs) {
   std::vector<int> Positions = tracePositions(Lines, Libs);
 
   LoadedSymbols Loaded;
-  // Each archive read once, however many of its members were loaded: its
-  // members by name (the first of a name, as the trace names it).
-  StringMap<StringMap<MemoryBufferRef>> Members;
-  auto MembersOf = [&](StringRef Path) -> StringMap<MemoryBufferRef> * {
+  // Each archive read once, however many of its members were loaded.
+  StringMap<std::optional<ArchiveMemberIndex>> Members;
+  auto MembersOf = [&](StringRef Path) -> const ArchiveMemberIndex * {
     auto [It, New] = Members.try_emplace(Path);
     if (!New)
-      return &It->second;
+      return It->second ? &*It->second : nullptr;
     ErrorOr<std::unique_ptr<MemoryBuffer>> File = MemoryBuffer::getFile(
         Path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
     if (!File)
@@ -280,19 +280,18 @@ bool omittedArchivesNeeded(StringRef Trace, const DeviceLinkLibraries &Libs) {
       consumeError(Lib.takeError());
       return nullptr;
     }
-    Error Err = Error::success();
-    for (const Archive::Child &Child : (*Lib)->children(Err)) {
-      Expected<StringRef> Name = Child.getName();
-      Expected<MemoryBufferRef> MB = Child.getMemoryBufferRef();
-      if (Name && MB)
-        It->second.try_emplace(*Name, *MB);
-      consumeError(Name.takeError());
-      consumeError(MB.takeError());
-    }
-    consumeError(std::move(Err));
+    Expected<ArchiveMemberIndex> Index =
+        ArchiveMemberIndex::read(**Lib, It->first());
     Loaded.Archives.push_back(std::move(*Lib));
-    return &It->second;
+    if (!Index) {
+      consumeError(Index.takeError());
+      return nullptr;
+    }
+    It->second = std::move(*Index);
+    return &*It->second;
   };
+  // Members of one name, as format/ArchiveMembers.h tells them apart.
+  MemberOccurrences Occurrences;
   for (auto [Line, Position] : llvm::zip(Lines, Positions)) {
     auto [Path, Member] = splitTraceName(Line);
     MemoryBufferRef Buffer;
@@ -304,13 +303,18 @@ bool omittedArchivesNeeded(StringRef Trace, const DeviceLinkLibraries &Libs) {
       Buffer = **File;
       Loaded.Buffers.push_back(std::move(*File));
     } else {
-      StringMap<MemoryBufferRef> *Lib = MembersOf(Path);
+      const ArchiveMemberIndex *Lib = MembersOf(Path);
       if (!Lib)
         return true;
-      auto Found = Lib->find(Member);
-      if (Found == Lib->end())
+      const ArchiveMember *Found = Lib->find(Member, Occurrences.next(Line));
+      if (!Found)
         return true;
-      Buffer = Found->second;
+      Expected<MemoryBufferRef> Data = Found->data();
+      if (!Data) {
+        consumeError(Data.takeError());
+        return true;
+      }
+      Buffer = *Data;
     }
     // Linker scripts are not traced; anything else unreadable counts.
     if (!Loaded.add(Buffer, Position))

@@ -2,6 +2,7 @@
 
 #include "lld-plugin/LinkInputs.h"
 
+#include "format/ArchiveMembers.h"
 #include "format/CheckedArchive.h"
 #include "format/OffloadBundle.h"
 #include "support/FileCopy.h"
@@ -273,7 +274,7 @@ LinkInputs LinkInputs::find(const LLDCommandLine &LLD, Reading Archives) {
       In.Archives.push_back(Path);
   llvm::erase_if(In.Objects, IsArchive);
   for (const std::string &Path : In.LazyObjects)
-    if (!IsArchive(Path) && In.mayHoldDeviceCode(Path)) {
+    if (!IsArchive(Path) && In.mayHoldDeviceCode(Path, /*Occurrence=*/0)) {
       In.WhyAskLLD = Path + " is between --start-lib and --end-lib and has "
                             "device code";
       return In;
@@ -409,34 +410,31 @@ static void readArchive(StringRef Path, LinkInputs::FileScan &F) {
       ::close(FD);
   });
   std::vector<uint64_t> Headers, Names;
-  Error Err = Error::success();
-  for (const Archive::Child &Child : (*Lib)->children(Err)) {
-    Expected<StringRef> Name = Child.getName();
-    Expected<MemoryBufferRef> Member = Child.getMemoryBufferRef();
-    if (!Name || !Member) {
-      consumeError(Name.takeError());
-      consumeError(Member.takeError());
-      consumeError(std::move(Err));
-      return;
-    }
-    StringRef Data = Member->getBuffer();
-    DeviceCodeScan Scan;
-    if (FD >= 0 && identify_magic(Data) == file_magic::elf_relocatable &&
-        Data.size() >= ELF::EI_NIDENT)
-      Scan = withELFType(Data, [&](auto Type) {
-        return scanMappedELFAt<typename decltype(Type)::type>(
-            FD, Data.data() - (*Buffer)->getBufferStart(), Data, Headers,
-            Names);
+  Error Err = forEachArchiveMember(
+      **Lib, Path, [&](const ArchiveMember &Member) -> Error {
+        Expected<MemoryBufferRef> Data = Member.data();
+        if (!Data)
+          return Data.takeError();
+        StringRef Bytes = Data->getBuffer();
+        std::optional<uint64_t> Offset = Member.dataOffset();
+        DeviceCodeScan Scan;
+        if (FD >= 0 && Offset &&
+            identify_magic(Bytes) == file_magic::elf_relocatable &&
+            Bytes.size() >= ELF::EI_NIDENT)
+          Scan = withELFType(Bytes, [&](auto Type) {
+            return scanMappedELFAt<typename decltype(Type)::type>(
+                FD, *Offset, Bytes, Headers, Names);
+          });
+        else
+          Scan = scanForDeviceCode(*Data);
+        // The archive stays Unknown: LLD says what is wrong.
+        if (Scan == DeviceCodeScan::Unknown)
+          return createStringError(inconvertibleErrorCode(), "malformed");
+        if (Scan == DeviceCodeScan::Found)
+          F.Archive.DeviceMembers.insert(
+              {Member.name().str(), Member.occurrence()});
+        return Error::success();
       });
-    else
-      Scan = scanForDeviceCode(*Member);
-    if (Scan == DeviceCodeScan::Unknown) {
-      consumeError(std::move(Err));
-      return;
-    }
-    if (Scan == DeviceCodeScan::Found)
-      F.Archive.DeviceMembers.insert(*Name);
-  }
   if (Err) {
     consumeError(std::move(Err));
     return;
@@ -542,10 +540,10 @@ LoadedInputs LinkInputs::commandLineLoads() const {
   return Loaded;
 }
 
-bool LinkInputs::mayHoldDeviceCode(StringRef Line) const {
+bool LinkInputs::mayHoldDeviceCode(StringRef Line, unsigned Occurrence) const {
   TraceName Name = splitTraceName(Line);
   if (!Name.Member.empty())
-    return memberMayHoldDeviceCode(Name.Path, Name.Member);
+    return memberMayHoldDeviceCode(Name.Path, Name.Member, Occurrence);
   auto It = Files.find(Line);
   return It == Files.end() || It->second.IsArchive ||
          It->second.Scan != DeviceCodeScan::None;
@@ -577,13 +575,13 @@ LinkInputs::foundLibrary(StringRef Name, const SearchPaths &Other) const {
   return FoundLibrary{Lib->second, File->second.IsArchive};
 }
 
-bool LinkInputs::memberMayHoldDeviceCode(StringRef Path,
-                                         StringRef Member) const {
+bool LinkInputs::memberMayHoldDeviceCode(StringRef Path, StringRef Member,
+                                         unsigned Occurrence) const {
   if (ArchivesPending)
     return false;
   auto It = Files.find(Path);
   return It == Files.end() || !It->second.Archive.Read ||
-         It->second.Archive.DeviceMembers.contains(Member);
+         It->second.Archive.DeviceMembers.count({Member.str(), Occurrence});
 }
 
 } // namespace offload

@@ -20,12 +20,12 @@
 #include "lld-plugin/RunLLD.h"
 
 #include "llvm/ADT/StringMap.h"
-#include "llvm/ADT/StringSet.h"
 #include "llvm/BinaryFormat/ELF.h"
 #include "llvm/Object/ELFTypes.h"
 #include "llvm/Support/MemoryBufferRef.h"
 
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -88,8 +88,9 @@ public:
     bool IsArchive = false;
     struct {
       bool Read = false;
-      /// Members that may hold device code, by name.
-      llvm::StringSet<> DeviceMembers;
+      /// Members that may hold device code, by name and occurrence (how
+      /// format/ArchiveMembers.h tells members of one name apart).
+      std::set<std::pair<std::string, unsigned>> DeviceMembers;
     } Archive;
   };
   /// What readArchives() found, for addArchives().
@@ -137,8 +138,9 @@ public:
 
   /// False if the input that LLD's --trace names \p Line ("a.o",
   /// "lib.a(m.o)") certainly holds no device code: its section tables were
-  /// read and say so. True for inputs not read here.
-  bool mayHoldDeviceCode(llvm::StringRef Line) const;
+  /// read and say so. True for inputs not read here. \p Occurrence: which
+  /// member of that name (format/ArchiveMembers.h); 0 for a file.
+  bool mayHoldDeviceCode(llvm::StringRef Line, unsigned Occurrence) const;
   /// True if the command line names the file \p Path (as LLD names it):
   /// an object, archive or library LLD loads whatever else is linked.
   bool namesFile(llvm::StringRef Path) const { return Files.count(Path); }
@@ -147,10 +149,10 @@ public:
 
   /// False if no member of the archive \p Path holds device code.
   bool archiveMayHoldDeviceCode(llvm::StringRef Path) const;
-  /// False if the members named \p Member of the archive \p Path hold no
-  /// device code.
-  bool memberMayHoldDeviceCode(llvm::StringRef Path,
-                               llvm::StringRef Member) const;
+  /// False if the member \p Member of the archive \p Path, the one of that
+  /// occurrence of its name, holds no device code.
+  bool memberMayHoldDeviceCode(llvm::StringRef Path, llvm::StringRef Member,
+                               unsigned Occurrence) const;
 
   /// A library the command line names as -l<Name> outside -Bstatic, as
   /// found in its search paths: the file, and whether it is an archive.

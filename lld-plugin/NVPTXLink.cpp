@@ -1,6 +1,7 @@
 //===- lld-plugin/NVPTXLink.cpp - NVPTX device links ----------------------===//
 
 #include "lld-plugin/NVPTXLink.h"
+#include "format/ArchiveMembers.h"
 #include "format/CheckedArchive.h"
 #include "support/AtomicOutput.h"
 
@@ -125,18 +126,16 @@ private:
 static Error addArchiveMembers(LTOInputs &Inputs, object::Archive &Lib,
                                StringRef LibName) {
   std::vector<MemoryBufferRef> Members;
-  Error Err = Error::success();
-  for (const object::Archive::Child &Child : Lib.children(Err)) {
-    Expected<MemoryBufferRef> Buffer = Child.getMemoryBufferRef();
-    if (!Buffer) {
-      consumeError(std::move(Err));
-      return linkError(LibName + ": " + toString(Buffer.takeError()));
-    }
-    if (identify_magic(Buffer->getBuffer()) == file_magic::bitcode)
-      Members.push_back(*Buffer);
-  }
-  if (Err)
-    return linkError(LibName + ": " + toString(std::move(Err)));
+  if (Error E = forEachArchiveMember(
+          Lib, LibName, [&](const ArchiveMember &Member) -> Error {
+            Expected<MemoryBufferRef> Buffer = Member.data();
+            if (!Buffer)
+              return Buffer.takeError();
+            if (identify_magic(Buffer->getBuffer()) == file_magic::bitcode)
+              Members.push_back(*Buffer);
+            return Error::success();
+          }))
+    return E;
   std::vector<bool> Added(Members.size());
   for (bool Changed = true; Changed;) {
     Changed = false;

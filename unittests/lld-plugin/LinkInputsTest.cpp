@@ -194,12 +194,12 @@ TEST_F(LinkInputsTest, ObjectsAreTheAnswerWhenNoMemberHoldsDeviceCode) {
   LoadedInputs Loaded = In.commandLineLoads();
   EXPECT_EQ(Loaded.Files, (std::vector<std::string>{Dev, Host}));
   EXPECT_EQ(Loaded.Archives, (std::vector<std::string>{path("libplain.a")}));
-  EXPECT_TRUE(In.mayHoldDeviceCode(Dev));
-  EXPECT_FALSE(In.mayHoldDeviceCode(Host));
-  EXPECT_FALSE(In.mayHoldDeviceCode(path("libplain.a") + "(m.o)"));
+  EXPECT_TRUE(In.mayHoldDeviceCode(Dev, 0));
+  EXPECT_FALSE(In.mayHoldDeviceCode(Host, 0));
+  EXPECT_FALSE(In.mayHoldDeviceCode(path("libplain.a") + "(m.o)", 0));
   EXPECT_FALSE(In.archiveMayHoldDeviceCode(path("libplain.a")));
   // What was not read may hold anything.
-  EXPECT_TRUE(In.mayHoldDeviceCode(path("other.o")));
+  EXPECT_TRUE(In.mayHoldDeviceCode(path("other.o"), 0));
   EXPECT_TRUE(In.archiveMayHoldDeviceCode(path("other.a")));
 }
 
@@ -213,8 +213,8 @@ TEST_F(LinkInputsTest, MembersWithDeviceCodeAskLLD) {
   write("x.o", objectWithSection(".data"));
   In = findIn({path("x.o"), Lib});
   EXPECT_EQ(In.whyAskLLD(), "archive " + Lib + " has members with device code");
-  EXPECT_TRUE(In.memberMayHoldDeviceCode(Lib, "b.o"));
-  EXPECT_FALSE(In.memberMayHoldDeviceCode(Lib, "a.o"));
+  EXPECT_TRUE(In.memberMayHoldDeviceCode(Lib, "b.o", 0));
+  EXPECT_FALSE(In.memberMayHoldDeviceCode(Lib, "a.o", 0));
   // Thin archives: their members' files are read.
   std::string Thin = archive(
       "libthin.a", {{"t.o", objectWithSection(".llvm.offloading")}}, true);
@@ -225,6 +225,19 @@ TEST_F(LinkInputsTest, MembersWithDeviceCodeAskLLD) {
       archive("libthinplain.a", {{"u.o", objectWithSection(".data")}}, true);
   In = findIn({path("x.o"), ThinPlain});
   EXPECT_EQ(In.whyAskLLD(), "");
+}
+
+TEST_F(LinkInputsTest, MembersOfOneNameAreToldApartByOccurrence) {
+  // `ar q` keeps both m.o: only the second holds device code.
+  std::string Lib =
+      archive("librepeat.a", {{"m.o", objectWithSection(".data")},
+                              {"m.o", objectWithSection(".llvm.offloading")}});
+  write("x.o", objectWithSection(".data"));
+  LinkInputs In = findIn({path("x.o"), Lib});
+  EXPECT_EQ(In.whyAskLLD(), "archive " + Lib + " has members with device code");
+  EXPECT_FALSE(In.memberMayHoldDeviceCode(Lib, "m.o", 0));
+  EXPECT_TRUE(In.memberMayHoldDeviceCode(Lib, "m.o", 1));
+  EXPECT_TRUE(In.mayHoldDeviceCode(Lib + "(m.o)", 1));
 }
 
 TEST_F(LinkInputsTest, ArchivesReadLaterAreAssumedWithoutDeviceCode) {
@@ -240,8 +253,8 @@ TEST_F(LinkInputsTest, ArchivesReadLaterAreAssumedWithoutDeviceCode) {
   EXPECT_TRUE(In.archivesPending());
   EXPECT_EQ(In.whyAskLLD(), "");
   EXPECT_FALSE(In.archiveMayHoldDeviceCode(Fat));
-  EXPECT_FALSE(In.mayHoldDeviceCode(Fat + "(b.o)"));
-  EXPECT_FALSE(In.mayHoldDeviceCode(Host));
+  EXPECT_FALSE(In.mayHoldDeviceCode(Fat + "(b.o)", 0));
+  EXPECT_FALSE(In.mayHoldDeviceCode(Host, 0));
   EXPECT_EQ(In.archivesToRead(), (std::vector<std::string>{Fat, Plain}));
   // Read, on one thread or several: the same answer.
   LinkInputs::ArchiveScans One = LinkInputs::readArchives({Fat, Plain}, 1);
@@ -252,8 +265,8 @@ TEST_F(LinkInputsTest, ArchivesReadLaterAreAssumedWithoutDeviceCode) {
   In.addArchives(std::move(Two));
   EXPECT_FALSE(In.archivesPending());
   EXPECT_EQ(In.whyAskLLD(), "archive " + Fat + " has members with device code");
-  EXPECT_TRUE(In.memberMayHoldDeviceCode(Fat, "b.o"));
-  EXPECT_FALSE(In.memberMayHoldDeviceCode(Fat, "a.o"));
+  EXPECT_TRUE(In.memberMayHoldDeviceCode(Fat, "b.o", 0));
+  EXPECT_FALSE(In.memberMayHoldDeviceCode(Fat, "a.o", 0));
   EXPECT_FALSE(In.archiveMayHoldDeviceCode(Plain));
   // Already answered by the objects: nothing pending.
   EXPECT_FALSE(
@@ -296,8 +309,9 @@ TEST_F(LinkInputsTest, ArchiveMembersReadWithoutMapping) {
        {"device_code_member.o", objectWithSection(".llvm.offloading")}});
   EXPECT_EQ(scanArchiveMembers(Fat), DeviceCodeScan::Found);
   LinkInputs::ArchiveScans Scans = LinkInputs::readArchives({Fat}, 1);
-  EXPECT_TRUE(
-      Scans.Files[Fat].Archive.DeviceMembers.contains("device_code_member.o"));
+  EXPECT_EQ(
+      Scans.Files[Fat].Archive.DeviceMembers.count({"device_code_member.o", 0}),
+      1u);
   EXPECT_EQ(Scans.Files[Fat].Archive.DeviceMembers.size(), 1u);
   // Bitcode may hold anything.
   std::string Bitcode = archive(
