@@ -1,6 +1,7 @@
 //===- format/FindOffloadBinaries.cpp - OffloadBinaries in any file -------===//
 
 #include "format/FindOffloadBinaries.h"
+#include "format/ArchiveMembers.h"
 #include "format/CheckedArchive.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -296,57 +297,50 @@ Error OffloadBinaryFinder::scanArchive(MemoryBufferRef Buffer,
   // before an error in a later member included.
   const Archive &TheArchive = **Lib;
   Archives.push_back(std::move(*Lib));
-  // The iteration's error must be checked on every way out of the loop.
-  Error Err = Error::success();
-  auto Fail = [&](Error E) {
-    consumeError(std::move(Err));
-    return E;
-  };
-  for (const Archive::Child &Child : TheArchive.children(Err)) {
-    Expected<StringRef> MemberName = Child.getName();
-    if (!MemberName)
-      return Fail(withContext(Where, MemberName.takeError()));
-    // A thin archive's member is a file, which must not be one that holds
-    // this archive: the scan would never end.
-    Expected<bool> Thin = isThinMember(Child);
-    if (!Thin)
-      return Fail(withContext(Where, Thin.takeError()));
-    std::optional<sys::fs::UniqueID> MemberFile;
-    if (*Thin) {
-      Expected<std::string> Path = Child.getFullName();
-      if (!Path)
-        return Fail(withContext(Where, Path.takeError()));
-      sys::fs::UniqueID ID;
-      if (!sys::fs::getUniqueID(*Path, ID)) {
-        if (is_contained(OpenFiles, ID))
-          return Fail(withContext(
-              Where, createStringError(
-                         inconvertibleErrorCode(),
-                         "thin archive member '" + *MemberName +
-                             "' (header at offset " +
-                             Twine(Child.getChildOffset()) + "): '" + *Path +
-                             "' is this archive or one that includes it")));
-        MemberFile = ID;
-      }
-    }
-    Expected<MemoryBufferRef> Member = Child.getMemoryBufferRef();
-    if (!Member)
-      return Fail(withContext(Where, Member.takeError()));
-    OffloadOrigin InMember = Where;
-    InMember.Member = Where.Member.empty()
-                          ? MemberName->str()
-                          : Where.Member + ")(" + MemberName->str();
-    if (MemberFile)
-      OpenFiles.push_back(*MemberFile);
-    Error E = scan(*Member, InMember);
-    if (MemberFile)
-      OpenFiles.pop_back();
-    if (E)
-      return Fail(std::move(E));
-  }
-  if (Err)
-    return withContext(Where, std::move(Err));
-  return Error::success();
+  // The walk's errors name the archive, as withContext() does.
+  return forEachArchiveMember(
+      TheArchive, objectName(Where), [&](const ArchiveMember &Member) -> Error {
+        // A thin archive's member is a file, which must not be one that
+        // holds this archive: the scan would never end.
+        const Archive::Child &Child = Member.child();
+        Expected<bool> Thin = isThinMember(Child);
+        if (!Thin)
+          return withContext(Where, Thin.takeError());
+        std::optional<sys::fs::UniqueID> MemberFile;
+        if (*Thin) {
+          Expected<std::string> Path = Child.getFullName();
+          if (!Path)
+            return withContext(Where, Path.takeError());
+          sys::fs::UniqueID ID;
+          if (!sys::fs::getUniqueID(*Path, ID)) {
+            if (is_contained(OpenFiles, ID))
+              return withContext(
+                  Where,
+                  createStringError(
+                      inconvertibleErrorCode(),
+                      "thin archive member '" + Member.name() +
+                          "' (header at offset " +
+                          Twine(Child.getChildOffset()) + "): '" + *Path +
+                          "' is this archive or one that includes it"));
+            MemberFile = ID;
+          }
+        }
+        // Contents that cannot be read: the error names the archive, as the
+        // finder's always have (LLVM's own names a thin member's file).
+        Expected<MemoryBufferRef> Data = Child.getMemoryBufferRef();
+        if (!Data)
+          return withContext(Where, Data.takeError());
+        OffloadOrigin InMember = Where;
+        InMember.Member = Where.Member.empty()
+                              ? Member.name().str()
+                              : Where.Member + ")(" + Member.name().str();
+        if (MemberFile)
+          OpenFiles.push_back(*MemberFile);
+        Error E = scan(*Data, InMember);
+        if (MemberFile)
+          OpenFiles.pop_back();
+        return E;
+      });
 }
 
 Error OffloadBinaryFinder::scanBitcode(MemoryBufferRef Buffer,
