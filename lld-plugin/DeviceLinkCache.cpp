@@ -230,6 +230,35 @@ Error DeviceLinkCache::keep(StringRef Key, StringRef Data, bool Replace) {
   return trimmed(std::move(E));
 }
 
+Expected<DeviceLinkCache::Tier> DeviceLinkCache::fetchEither(StringRef Key,
+                                                             StringRef Output) {
+  Expected<bool> Local = fetch(Key, Output);
+  if (!Local)
+    return Local.takeError();
+  if (*Local)
+    return Tier::Local;
+  if (!Remote)
+    return Tier::None;
+  std::vector<std::optional<std::string>> Found = Remote->lookup({Key.str()});
+  if (!Found.front())
+    return Tier::None;
+  if (Error E = writeFileDirectly(Output, *Found.front()))
+    return std::move(E);
+  if (Error E = keep(Key, *Found.front()))
+    return std::move(E);
+  return Tier::Remote;
+}
+
+Error DeviceLinkCache::storeEither(StringRef Key, StringRef Output) {
+  if (Remote && !Remote->config().ReadOnly) {
+    ErrorOr<std::unique_ptr<MemoryBuffer>> File = MemoryBuffer::getFile(
+        Output, /*IsText=*/false, /*RequiresNullTerminator=*/false);
+    if (File)
+      PendingUploads.emplace_back(Key.str(), (*File)->getBuffer().str());
+  }
+  return store(Key, Output);
+}
+
 Error DeviceLinkCache::store(StringRef Key, StringRef Output) {
   ErrorOr<std::unique_ptr<MemoryBuffer>> Image = MemoryBuffer::getFile(
       Output, /*IsText=*/false, /*RequiresNullTerminator=*/false);

@@ -66,6 +66,17 @@ public:
   struct {
     unsigned LocalHits = 0, RemoteHits = 0, Misses = 0;
   } Counts;
+  /// Where fetchEither() found an entry.
+  enum class Tier { None, Local, Remote };
+  /// Writes what either tier keeps under \p Key to \p Output: the local
+  /// directory first, then the server (a remote hit is kept locally).
+  llvm::Expected<Tier> fetchEither(llvm::StringRef Key, llvm::StringRef Output);
+  /// Keeps the file \p Output under \p Key locally, and sends it to the
+  /// server with the next upload of device images.
+  llvm::Error storeEither(llvm::StringRef Key, llvm::StringRef Output);
+  /// Entries that storeEither() left for the next upload.
+  std::vector<std::pair<std::string, std::string>> PendingUploads;
+
   /// Waits for the uploads to the server, and says under --offload-verbose
   /// what the cache did: hits, misses, bytes down and up, time waited.
   void finish(bool Verbose);

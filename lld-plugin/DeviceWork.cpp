@@ -292,7 +292,10 @@ uploadDeviceLinks(DeviceLinkCache &Cache, ArrayRef<PreparedDeviceLink> Links,
   RemoteCache *Remote = Cache.remote();
   if (!Remote)
     return;
-  std::vector<std::pair<std::string, std::string>> Entries;
+  // With what registration objects left for it.
+  std::vector<std::pair<std::string, std::string>> Entries =
+      std::move(Cache.PendingUploads);
+  Cache.PendingUploads.clear();
   for (const PreparedDeviceLink &Link : Links) {
     if (Link.Cached || Link.CacheKey.empty() || !Pick(Link))
       continue;

@@ -266,19 +266,19 @@ cachedRegistration(ArrayRef<const PreparedDeviceLink *> Links, StringRef Name,
   if (Key.empty())
     return Write();
   std::string Path = Dir.path(Name);
-  Expected<bool> Hit = Settings.Cache->fetch(Key, Path);
+  Expected<DeviceLinkCache::Tier> Hit = Settings.Cache->fetchEither(Key, Path);
   if (!Hit)
     reportWarning(Hit.takeError());
-  else if (*Hit) {
+  else if (*Hit != DeviceLinkCache::Tier::None) {
     if (Settings.Verbose)
-      errs() << ToolName
-             << ": device-link cache: local hit for the registration "
-             << "object " << Name << "\n";
+      errs() << ToolName << ": device-link cache: "
+             << (*Hit == DeviceLinkCache::Tier::Local ? "local" : "remote")
+             << " hit for the registration object " << Name << "\n";
     return Path;
   }
   Expected<std::string> Written = Write();
   if (Written)
-    if (Error E = Settings.Cache->store(Key, *Written))
+    if (Error E = Settings.Cache->storeEither(Key, *Written))
       reportWarning(createStringError(inconvertibleErrorCode(),
                                       "cannot keep the registration object " +
                                           Name + " in the device-link cache '" +
