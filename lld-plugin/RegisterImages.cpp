@@ -54,6 +54,23 @@ emitRegistration(ArrayRef<ImageToRegister> Images, const Triple &HostTriple,
       buildRegistrationModule(Context, HostTriple, Images, Options), Name, Dir);
 }
 
+/// Emits the object \p Name that registers the fat binary \p Fatbin with
+/// the \p Kind (HIP or CUDA) runtime.
+static Expected<std::string>
+emitFatbinRegistration(StringRef Fatbin, RegistrationKind Kind,
+                       const Triple &HostTriple,
+                       const RegistrationSettings &Settings, StringRef Name,
+                       const WorkDir &Dir) {
+  ImageToRegister Image;
+  Image.Data = Fatbin;
+  Image.ImageEnd = Fatbin.size();
+  RegistrationOptions Options;
+  Options.Kind = Kind;
+  Options.Relocatable = Settings.Relocatable;
+  Options.EntriesSection = Settings.EntriesSection;
+  return emitRegistration({Image}, HostTriple, Options, Name, Dir);
+}
+
 /// The OpenMP runtime takes each linked image with its metadata, as an
 /// OffloadBinary of its own.
 static Expected<std::string> writeOpenMPRegistration(
@@ -161,15 +178,8 @@ writeHIPRegistration(ArrayRef<const PreparedDeviceLink *> Links,
                                                 Settings.HIPFatbinUnits),
                       "hip-fatbin.o", Dir);
   }
-  ImageToRegister Image;
-  Image.Data = Data;
-  Image.ImageEnd = Data.size();
-  RegistrationOptions Options;
-  Options.Kind = RegistrationKind::HIP;
-  Options.Relocatable = Settings.Relocatable;
-  Options.EntriesSection = Settings.EntriesSection;
-  return emitRegistration({Image}, HostTriple, Options, "registration-hip.o",
-                          Dir);
+  return emitFatbinRegistration(Data, RegistrationKind::HIP, HostTriple,
+                                Settings, "registration-hip.o", Dir);
 }
 
 /// The CUDA fat binary of \p Links: the toolkit's fatbinary, one ELF image
@@ -205,15 +215,9 @@ static Expected<std::string> writeCUDARegistration(
   if (std::error_code EC = Fatbin.getError())
     return createStringError(EC, "cannot read '%s': %s", Output.c_str(),
                              EC.message().c_str());
-  ImageToRegister Image;
-  Image.Data = (*Fatbin)->getBuffer();
-  Image.ImageEnd = Image.Data.size();
-  RegistrationOptions Options;
-  Options.Kind = RegistrationKind::Cuda;
-  Options.Relocatable = Settings.Relocatable;
-  Options.EntriesSection = Settings.EntriesSection;
-  return emitRegistration({Image}, HostTriple, Options, "registration-cuda.o",
-                          Dir);
+  return emitFatbinRegistration((*Fatbin)->getBuffer(), RegistrationKind::Cuda,
+                                HostTriple, Settings, "registration-cuda.o",
+                                Dir);
 }
 
 /// The key of a registration object: the keys of its images (each decides
