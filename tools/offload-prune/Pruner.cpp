@@ -540,8 +540,7 @@ Expected<std::optional<Pruner::Bytes>> Pruner::pruneFile(MemoryBufferRef Data,
                        "compiled from it");
   case file_magic::elf_executable:
   case file_magic::elf_shared_object:
-    return fail(Name + ": linked executables and shared libraries are not "
-                       "pruned yet");
+    return pruneLinked(Data, Name);
   default:
     return std::nullopt;
   }

@@ -94,6 +94,11 @@ private:
                                            llvm::StringRef Name);
   llvm::Expected<std::optional<Bytes>> pruneObject(llvm::MemoryBufferRef Data,
                                                    llvm::StringRef Name);
+  /// A linked executable or shared library, its HIP fat binaries pruned in
+  /// place (InPlace.cpp): the same size and layout, every byte outside the
+  /// fat binaries as it was.
+  llvm::Expected<std::optional<Bytes>> pruneLinked(llvm::MemoryBufferRef Data,
+                                                   llvm::StringRef Name);
   /// Runs the rule over \p Images, one container, listed as \p Where.
   ImageSelection select(llvm::ArrayRef<SelectableImage> Images,
                         ListedContainer Listed);
