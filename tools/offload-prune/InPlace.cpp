@@ -117,7 +117,11 @@ static Expected<uint64_t> fatbinExtent(StringRef Data, StringRef Name,
       return fail(Name + ": offset " + hex(Offset) +
                   ": the compressed bundle's total size " +
                   Twine(*H->TotalSize) + " runs past .hip_fatbin");
-    return H->TotalSize.value_or(Data.size());
+    if (H->TotalSize)
+      return *H->TotalSize;
+    // A v1 has no size: it runs to the next fat binary, but for the zeros
+    // that pad the slot (which the inflater would take for another frame).
+    return Data.rtrim('\0').size();
   }
   if (isBinaryBundle(Data)) {
     Expected<std::vector<BundleEntry>> Entries =
@@ -236,9 +240,10 @@ Expected<std::optional<Pruner::Bytes>> Pruner::pruneLinked(MemoryBufferRef Data,
       return Pruned.takeError();
     StringRef New(Pruned->data(), Pruned->size());
     if (New.size() > Old.size())
-      return fail(PieceName + ": the pruned fat binary (" + Twine(New.size()) +
-                  " bytes) would not fit in place of the " +
-                  Twine(Old.size()) + " it had");
+      return fail(PieceName + ": the pruned fat binary would grow from " +
+                  Twine(Old.size()) + " to " + Twine(New.size()) +
+                  " bytes (compressed again), and a linked file is pruned in "
+                  "place");
     if (Error E = checkLastEntryEndsLast(New, PieceName))
       return std::move(E);
     char *Dest = Out.data() + FileOffset;
