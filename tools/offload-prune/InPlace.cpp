@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Pruner.h"
+#include "Messages.h"
 
 #include "format/CompressedBundle.h"
 #include "format/OffloadBundle.h"
@@ -26,17 +27,6 @@ using namespace llvm::object;
 
 namespace offload {
 namespace prune {
-
-static Error fail(const Twine &Msg) {
-  return createStringError(inconvertibleErrorCode(), Msg);
-}
-
-static std::string hex(uint64_t V) { return "0x" + utohexstr(V, true); }
-
-/// Where a fat binary sits, as Pruner.cpp names containers.
-static std::string at(StringRef Where, StringRef What, uint64_t Offset) {
-  return (Where + " " + What + " @" + hex(Offset)).str();
-}
 
 /// The HIP runtime's __hip_fatbin_wrapper: {int magic 'HIPF', int version 1,
 /// void *fatbin, void *unused}, 24 bytes on a 64-bit target.

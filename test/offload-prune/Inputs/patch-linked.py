@@ -11,19 +11,8 @@ ccob-v1: the CCOB v3 at the start of .hip_fatbin written as a CCOB v1 (a
 import struct
 import sys
 
-
-def section(data, wanted):
-    shoff, = struct.unpack_from("<Q", data, 0x28)
-    shentsize, shnum, shstrndx = struct.unpack_from("<HHH", data, 0x3A)
-    def header(i):
-        return struct.unpack_from("<IIQQQQIIQQ", data, shoff + i * shentsize)
-    strtab = header(shstrndx)[4]
-    for i in range(shnum):
-        h = header(i)
-        name = data[strtab + h[0]:data.index(b"\0", strtab + h[0])]
-        if name == wanted:
-            return h[4], h[5]
-    sys.exit("no section " + wanted.decode())
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+from elf_section import section  # noqa: E402
 
 
 path, mode = sys.argv[1:]
