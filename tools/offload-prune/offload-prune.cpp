@@ -4,8 +4,9 @@
 //                 [--keep-ptx] [--list] [-o <out>] <input>
 //
 // Keeps only the device code for the requested targets in a relocatable
-// object, a static archive, a bundle or compressed bundle, or an
-// OffloadBinary file; which images a request keeps is the rule of
+// object, a static archive, a bundle or compressed bundle, an OffloadBinary
+// file, or (in place) the HIP fat binaries of a linked executable or shared
+// library; which images a request keeps is the rule of
 // format/TargetSelection.h. The output is written atomically, in place of
 // the input unless -o names another file.
 //
