@@ -1,6 +1,7 @@
 //===- tools/offload-prune/Pruner.cpp - Pruning device code ---------------===//
 
 #include "Pruner.h"
+#include "Messages.h"
 
 #include "format/BundleEntryID.h"
 #include "format/CompressedBundle.h"
@@ -30,17 +31,6 @@ using namespace llvm::object;
 
 namespace offload {
 namespace prune {
-
-static Error fail(const Twine &Msg) {
-  return createStringError(inconvertibleErrorCode(), Msg);
-}
-
-static std::string hex(uint64_t V) { return "0x" + utohexstr(V, true); }
-
-/// Where a container sits: "<where> <what> @0x<offset>".
-static std::string at(StringRef Where, StringRef What, uint64_t Offset) {
-  return (Where + " " + What + " @" + hex(Offset)).str();
-}
 
 ImageSelection Pruner::select(ArrayRef<SelectableImage> Images,
                               ListedContainer Listed) {
@@ -540,8 +530,7 @@ Expected<std::optional<Pruner::Bytes>> Pruner::pruneFile(MemoryBufferRef Data,
                        "compiled from it");
   case file_magic::elf_executable:
   case file_magic::elf_shared_object:
-    return fail(Name + ": linked executables and shared libraries are not "
-                       "pruned yet");
+    return pruneLinked(Data, Name);
   default:
     return std::nullopt;
   }

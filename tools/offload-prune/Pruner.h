@@ -6,7 +6,8 @@
 // selection rule (format/TargetSelection.h) which images each keeps, and
 // writes the container again with only those. Containers are read and
 // written with the format library; objects are rewritten with LLVM's ObjCopy
-// in-process, replacing or removing only the sections of device code.
+// in-process, replacing or removing only the sections of device code; linked
+// files are pruned in place (InPlace.cpp).
 //
 //===----------------------------------------------------------------------===//
 
@@ -55,7 +56,8 @@ public:
 
   /// The pruned bytes of \p Data, the whole file or member named \p Name:
   /// an object, an OffloadBinary file, a binary bundle or compressed
-  /// bundle(s). std::nullopt if it holds no device code (and is no archive,
+  /// bundle(s), a linked executable or shared library (pruned in place).
+  /// std::nullopt if it holds no device code (and is no archive,
   /// which the caller handles). Errors name \p Name, the offset and the
   /// problem.
   llvm::Expected<std::optional<llvm::SmallVector<char, 0>>>
@@ -93,6 +95,11 @@ private:
                                            llvm::StringRef Where,
                                            llvm::StringRef Name);
   llvm::Expected<std::optional<Bytes>> pruneObject(llvm::MemoryBufferRef Data,
+                                                   llvm::StringRef Name);
+  /// A linked executable or shared library, its HIP fat binaries pruned in
+  /// place (InPlace.cpp): the same size and layout, every byte outside the
+  /// fat binaries as it was.
+  llvm::Expected<std::optional<Bytes>> pruneLinked(llvm::MemoryBufferRef Data,
                                                    llvm::StringRef Name);
   /// Runs the rule over \p Images, one container, listed as \p Where.
   ImageSelection select(llvm::ArrayRef<SelectableImage> Images,

@@ -4,8 +4,9 @@
 //                 [--keep-ptx] [--list] [-o <out>] <input>
 //
 // Keeps only the device code for the requested targets in a relocatable
-// object, a static archive, a bundle or compressed bundle, or an
-// OffloadBinary file; which images a request keeps is the rule of
+// object, a static archive, a bundle or compressed bundle, an OffloadBinary
+// file, or (in place) the HIP fat binaries of a linked executable or shared
+// library; which images a request keeps is the rule of
 // format/TargetSelection.h. The output is written atomically, in place of
 // the input unless -o names another file.
 //
@@ -253,7 +254,19 @@ static Error run(const Options &O) {
   if (O.List)
     return Error::success();
   const SmallVector<char, 0> &Bytes = *R->Bytes;
-  return writeFileAtomically(O.Output, StringRef(Bytes.data(), Bytes.size()));
+  // The output keeps the input's permissions, as objcopy's does: a pruned
+  // executable or shared library stays executable.
+  sys::fs::file_status Status;
+  bool HasMode = !sys::fs::status(O.Input, Status);
+  return writeFileAtomically(O.Output, [&](OutputFileStream &OS) -> Error {
+    OS.write(Bytes.data(), Bytes.size());
+    if (HasMode && O.Output != "-")
+      if (std::error_code EC =
+              sys::fs::setPermissions(OS.fd(), Status.permissions()))
+        return fail("'" + O.Output + "': cannot set its permissions: " +
+                    EC.message());
+    return Error::success();
+  });
 }
 
 int main(int Argc, char **Argv) {
