@@ -73,8 +73,9 @@ def main():
         library(one, [keep], funcs, kernels, linker)
 
         def link(cwd, extra, out):
+            # The archive, not libk.so beside it.
             return [CLANG, "main.o", "stub.o", "-L.", "-Wl,--whole-archive",
-                    "-lk", "-Wl,--no-whole-archive", "-fuse-ld=lld",
+                    "-l:libk.a", "-Wl,--no-whole-archive", "-fuse-ld=lld",
                     "--ld-path=" + linker, "-o", out] + extra
         runs = {"selected": (fat, link(fat, ["-Wl,--offload-arch=" + keep],
                                        "sel")),
