@@ -6,6 +6,15 @@ import sys
 import time
 
 
+def timed(cmd, cwd, env=None, quiet=False):
+    """Runs cmd in cwd (its stderr dropped if quiet); returns its wall time
+    in seconds. Exits on failure."""
+    start = time.perf_counter()
+    subprocess.check_call(cmd, cwd=cwd, env=env, stdout=subprocess.DEVNULL,
+                          stderr=subprocess.DEVNULL if quiet else None)
+    return time.perf_counter() - start
+
+
 def run(cmd, cwd, env=None):
     """Runs cmd in cwd; returns (seconds, peak RSS of its process tree in
     MiB). Exits on failure."""

@@ -31,9 +31,9 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 
 import gpu_link
+from benchlib import timed
 
 CLANG = gpu_link.CLANG
 LLVM_BIN = gpu_link.LLVM_BIN
@@ -48,12 +48,6 @@ int lib_scale(int n) {
   return x;
 }
 """
-
-
-def timed(cmd, cwd, env=None):
-    start = time.perf_counter()
-    subprocess.check_call(cmd, cwd=cwd, env=env, stdout=subprocess.DEVNULL)
-    return time.perf_counter() - start
 
 
 def write(path, text):

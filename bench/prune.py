@@ -21,19 +21,12 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 
 import gpu_link
+from benchlib import timed
 
 CLANG = gpu_link.CLANG
 LLVM_BIN = gpu_link.LLVM_BIN
-
-
-def timed(cmd, cwd):
-    start = time.perf_counter()
-    subprocess.check_call(cmd, cwd=cwd, stdout=subprocess.DEVNULL,
-                          stderr=subprocess.DEVNULL)
-    return time.perf_counter() - start
 
 
 def zstd_size(path):
@@ -85,7 +78,7 @@ def main():
         for r in range(args.repeat):
             order = list(runs) if r % 2 == 0 else list(runs)[::-1]
             for k in order:
-                times[k].append(timed(runs[k][1], runs[k][0]))
+                times[k].append(timed(runs[k][1], runs[k][0], quiet=True))
         t = {k: statistics.median(v) for k, v in times.items()}
 
         subprocess.check_call([prune, "--offload-arch=" + keep, "-o",

@@ -24,21 +24,14 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 
 import gpu_link
+from benchlib import timed
 
 CLANG = gpu_link.CLANG
 HERE = os.path.dirname(os.path.abspath(__file__))
 SERVER = os.path.join(HERE, "..", "test", "ld.lld-offload", "Inputs",
                       "remote", "server.py")
-
-
-def timed(cmd, cwd):
-    start = time.perf_counter()
-    subprocess.check_call(cmd, cwd=cwd, stdout=subprocess.DEVNULL,
-                          stderr=subprocess.DEVNULL)
-    return time.perf_counter() - start
 
 
 def main():
@@ -73,7 +66,7 @@ def main():
             remote = "-Wl,--offload-remote-cache=" + url + "|namespace=b%d" % n
             # Machine A fills the server; a warm local cache for the relink.
             timed(ours + [remote, "-Wl,--offload-cache-dir=" +
-                          os.path.join(a, "local")], a)
+                          os.path.join(a, "local")], a, quiet=True)
             t_b, t_up, t_warm, t_cold, t_none, t_dead, t_unr = (
                 [], [], [], [], [], [], [])
             for r in range(args.repeat):
@@ -90,7 +83,7 @@ def main():
                     (t_unr, ours + ["-Wl,--offload-remote-cache=http://10.255.255.1:8080|connect-timeout=100"], a),
                 ]
                 for times, cmd, cwd in (runs if r % 2 == 0 else runs[::-1]):
-                    times.append(timed(cmd, cwd))
+                    times.append(timed(cmd, cwd, quiet=True))
             m = {k: statistics.median(v) for k, v in (
                 ("b", t_b), ("up", t_up), ("warm", t_warm), ("cold", t_cold),
                 ("none", t_none), ("dead", t_dead), ("unr", t_unr))}
