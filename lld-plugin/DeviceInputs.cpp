@@ -403,7 +403,7 @@ Error DeviceInputs::noteSymbols(const OffloadImage &Image, StringRef Where,
 }
 
 Error DeviceInputs::addArchiveMembersDeviceCodeNeeds(
-    ArrayRef<std::string> ExtractArchs) {
+    ArrayRef<std::string> ExtractArchs, const TargetRequest *Request) {
   // The device images of every member the host link left out.
   std::vector<Candidate> Left;
   for (StringRef Path : ArchivePaths) {
@@ -427,8 +427,25 @@ Error DeviceInputs::addArchiveMembersDeviceCodeNeeds(
     }
   }
 
-  for (Candidate &C : Left)
-    if (is_contained(ExtractArchs, C.Image.getArch())) {
+  // What is asked for by name: an arch of --offload-extract=, or what
+  // --offload-arch= keeps of a member's images (a member is a container, as
+  // the images of an input are to selectTargets()).
+  std::vector<bool> Requested(Left.size());
+  for (size_t Begin = 0; Request && Begin != Left.size();) {
+    size_t End = Begin;
+    std::vector<SelectableImage> Container;
+    for (; End != Left.size() && Left[End].Input == Left[Begin].Input; ++End)
+      Container.push_back({Left[End].Image.TheImageKind,
+                           Triple(Left[End].Image.getTriple()),
+                           Left[End].Image.getArch().str()});
+    ImageSelection S = selectImages(*Request, Container);
+    for (size_t N = 0; N != Container.size(); ++N)
+      Requested[Begin + N] = S.Reasons[N] == SelectReason::Requested ||
+                             S.Reasons[N] == SelectReason::GenericForMember;
+    Begin = End;
+  }
+  for (auto [C, ByRequest] : zip(Left, Requested))
+    if (ByRequest || is_contained(ExtractArchs, C.Image.getArch())) {
       C.Taken = true;
       if (Error E = take(C))
         return E;

@@ -15,6 +15,7 @@
 
 #include "format/ArchiveMembers.h"
 #include "format/FindOffloadBinaries.h"
+#include "format/TargetSelection.h"
 #include "lld-plugin/DeviceLinkKey.h"
 #include "lld-plugin/LinkInputs.h"
 #include "lld-plugin/RunLLD.h"
@@ -56,10 +57,14 @@ public:
   /// device code needs it: a member whose image defines a symbol that the
   /// images it may be linked with (same offload kind and triple, arch as
   /// mayShareDeviceLink() says) leave undefined (repeated until nothing
-  /// more is needed), and every image of an arch named in \p ExtractArchs
-  /// (--offload-extract).
+  /// more is needed), every image of an arch named in \p ExtractArchs
+  /// (--offload-extract), and, with \p Request (--offload-arch=), every
+  /// image the request keeps for one of its target IDs (TargetSelection.h,
+  /// each member a container: gfx90a takes gfx90a:xnack+ code, and a
+  /// generic image serves a member processor the member has no image for).
   llvm::Error
-  addArchiveMembersDeviceCodeNeeds(llvm::ArrayRef<std::string> ExtractArchs);
+  addArchiveMembersDeviceCodeNeeds(llvm::ArrayRef<std::string> ExtractArchs,
+                                   const TargetRequest *Request = nullptr);
 
   /// True if an input calls the OpenMP registration (a relocatable output
   /// that registered its own images, for one): the link needs the runtime.

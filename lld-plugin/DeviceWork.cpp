@@ -52,14 +52,11 @@ static Error warnAboutOptions(const LinkCommandLine &CL,
 /// input's images a container), saying which under --offload-verbose. A
 /// requested target no input has code for is a warning (once in a link,
 /// \p Warned); a request that leaves no device code, an error.
-static Error selectTargets(const OffloadOptions &Opts, DeviceInputs &Inputs,
-                           StringSet<> &Warned) {
-  if (Opts.Archs.empty() && Opts.Targets.empty())
-    return Error::success();
-  Expected<TargetRequest> Request =
-      TargetRequest::create(Opts.Archs, Opts.Targets);
+static Error selectTargets(const OffloadOptions &Opts,
+                           const std::optional<TargetRequest> &Request,
+                           DeviceInputs &Inputs, StringSet<> &Warned) {
   if (!Request)
-    return Request.takeError();
+    return Error::success();
   ArrayRef<DeviceImage> Images = Inputs.images();
   std::vector<bool> Dropped(Images.size());
   std::vector<bool> ArchUsed(Request->Archs.size());
@@ -125,17 +122,24 @@ Expected<DeviceWork> findDeviceWork(const LinkCommandLine &CL,
     if (Error E = Inputs.scanLoadedInputs(Loaded, &Named))
       return std::move(E);
   }
+  // The targets the link is for (--offload-arch=, --offload-targets=).
+  std::optional<TargetRequest> Request;
+  if (!Opts.Archs.empty() || !Opts.Targets.empty()) {
+    Expected<TargetRequest> R = TargetRequest::create(Opts.Archs, Opts.Targets);
+    if (!R)
+      return R.takeError();
+    Request = std::move(*R);
+  }
   {
     Pass P("find device code in unused archive members", Opts.Verbose);
     // Archive members with code for a requested target give it, as
     // --offload-extract's (clang's --should-extract).
-    std::vector<std::string> Extract = Opts.ExtractArchs;
-    llvm::append_range(Extract, Opts.Archs);
-    if (Error E = Inputs.addArchiveMembersDeviceCodeNeeds(Extract))
+    if (Error E = Inputs.addArchiveMembersDeviceCodeNeeds(
+            Opts.ExtractArchs, Request ? &*Request : nullptr))
       return std::move(E);
   }
   // Only the targets the link is for.
-  if (Error E = selectTargets(Opts, Inputs, Warned))
+  if (Error E = selectTargets(Opts, Request, Inputs, Warned))
     return std::move(E);
   Work.Host = getHostLinkInfo(CL.LLD, Loaded);
   Work.Host.Named = &Named;
