@@ -39,9 +39,14 @@ foreach(_dir IN LISTS _tool_dirs)
 endforeach()
 # Installed tools find libLLVM.so.22 where the build's do: the LLVM library
 # directory (Debian's /usr/lib/llvm-22/lib; the dynamic loader's default path
-# also has it there, through libllvm22).
+# also has it there, through libllvm22). Built with that run path, not one
+# CMake pads for rewriting at install time: its padding, a trailing ':', is
+# an empty entry, which the loader reads as the current directory, so every
+# start of a tool in the build tree looked for its libraries in the
+# directory it was run from (and would have loaded them from there).
 set_target_properties(${LLD_OFFLOAD_INSTALL_TOOLS} PROPERTIES
-  INSTALL_RPATH "${LLVM_LIBRARY_DIR}")
+  INSTALL_RPATH "${LLVM_LIBRARY_DIR}"
+  BUILD_WITH_INSTALL_RPATH ON)
 
 # The libraries, exported under short names.
 set_target_properties(OffloadSupport PROPERTIES EXPORT_NAME support)
