@@ -11,14 +11,15 @@
 // by LLVM's cache pruning (--offload-cache-policy=, as
 // --thinlto-cache-policy).
 //
-// The key is a BLAKE3 hash of: this linker's identity (version, and size and
-// modification time of its executable and of libLLVM); the job (offload
-// kind, triple, arch); the link's program (path, size, modification time)
-// and arguments, work-directory paths made relative; the contents of every
-// file an argument names or a -l finds, and of those that a linker script
-// among them names; for external tools (nvlink, ptxas), their identity; for
-// CPU links that leave the host's static archives out, those archives'
-// symbol tables (all that decides whether one is needed). An entry holds the
+// The key is a BLAKE3 hash of what decides the image's bytes, by content and
+// identity, never by path or time, so that every machine that would link
+// the same bytes agrees (DeviceLinkCacheKey.cpp): this linker's version and
+// GNU build ID and libLLVM's; the job (offload kind, triple, arch); the
+// arguments as planned, with their roles (DeviceLinkArgs.h); the contents of
+// every input, library and linker script they name; what the programs and
+// tools it runs (ld.lld, nvlink, ptxas) say their version is; for CPU links
+// that leave the host's static archives out, those archives' symbol tables
+// (all that decides whether one is needed). An entry holds the
 // image after a header with its size and hash: a truncated or corrupt entry
 // is found out, not used, and replaced.
 //
@@ -146,6 +147,9 @@ private:
   std::string Policy;
   /// The CUDA toolkit whose nvlink and ptxas NVPTX links run.
   std::string CudaPath;
+  /// The hash of this linker's and libLLVM's versions and build IDs, once
+  /// key() has found them.
+  std::optional<std::string> LinkerIdentity;
 };
 
 /// The BLAKE3 hash of \p Data, in hex.
