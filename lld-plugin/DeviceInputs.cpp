@@ -12,6 +12,7 @@
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/BinaryFormat/Magic.h"
 #include "llvm/Object/ELFObjectFile.h"
+#include "llvm/Object/IRObjectFile.h"
 #include "llvm/Object/SymbolicFile.h"
 #include "llvm/TargetParser/Triple.h"
 
@@ -379,6 +380,25 @@ Error DeviceInputs::noteSymbols(const OffloadImage &Image, StringRef Where,
     Copy = MemoryBuffer::getMemBufferCopy(Image.Image, "device image");
     Buffer = *Copy;
   }
+  auto Note = [&](StringRef Name, bool Undefined) {
+    if (Undefined)
+      Use.Undefined.insert(Name);
+    else
+      Use.Defined.insert(Name);
+  };
+  // Bitcode: its symbol table, which clang writes beside the module (read
+  // as the module, when it is not there or from another LLVM). Parsing the
+  // module was 3 ms of a 10-arch HIP program's relink, each time it is
+  // checked.
+  if (Magic == file_magic::bitcode) {
+    Expected<IRSymtabFile> Symtab = readIRSymtab(Buffer);
+    if (!Symtab)
+      return Fail(Symtab.takeError());
+    for (const irsymtab::Reader::SymbolRef &Sym : Symtab->TheReader.symbols())
+      if (Sym.isGlobal() && !Sym.isFormatSpecific())
+        Note(Sym.getName(), Sym.isUndefined());
+    return Error::success();
+  }
   Expected<std::unique_ptr<SymbolicFile>> Symbols =
       SymbolicFile::createSymbolicFile(Buffer, Magic, &Context);
   if (!Symbols)
@@ -394,10 +414,7 @@ Error DeviceInputs::noteSymbols(const OffloadImage &Image, StringRef Where,
     raw_svector_ostream OS(Name);
     if (Error E = Sym.printName(OS))
       return Fail(std::move(E));
-    if (*Flags & BasicSymbolRef::SF_Undefined)
-      Use.Undefined.insert(Name);
-    else
-      Use.Defined.insert(Name);
+    Note(Name, *Flags & BasicSymbolRef::SF_Undefined);
   }
   return Error::success();
 }
