@@ -47,8 +47,10 @@ def main():
     sizes = (1, 2) if args.quick else (4, 10)
     work = tempfile.mkdtemp(prefix="lld-offload-remote-bench-")
     srv = os.path.join(work, "srv")
-    port = subprocess.check_output([sys.executable, SERVER, "nginx", srv],
-                                   text=True).strip()
+    # The server's watchdog ends it after an hour, not a test's 5 minutes.
+    port = subprocess.check_output(
+        [sys.executable, SERVER, "nginx", srv], text=True,
+        env=dict(os.environ, LLD_OFFLOAD_SERVER_LIFETIME="3600")).strip()
     url = "http://127.0.0.1:" + port
     rows = []
     try:
