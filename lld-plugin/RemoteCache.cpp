@@ -406,7 +406,10 @@ RemoteCache::open(RemoteCacheConfig Config) {
 bool RemoteCache::Impl::loaded() {
   if (Loaded)
     return *Loaded;
-  Expected<Curl> Got = Loading.get();
+  Expected<Curl> Got = [&] {
+    TimeTraceScope Scope("Offload: wait for libcurl");
+    return Loading.get();
+  }();
   Loaded = bool(Got);
   if (!Got) {
     Failed = true;
