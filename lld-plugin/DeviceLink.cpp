@@ -295,6 +295,23 @@ Error PreparedDeviceLink::writeInputs() {
   return Error::success();
 }
 
+Expected<std::unique_ptr<MemoryBuffer>> PreparedDeviceLink::readOutput() const {
+  if (CachedEntry)
+    return MemoryBuffer::getMemBuffer(CachedImage, Output,
+                                      /*RequiresNullTerminator=*/false);
+  ErrorOr<std::unique_ptr<MemoryBuffer>> Image = MemoryBuffer::getFile(
+      Output, /*IsText=*/false, /*RequiresNullTerminator=*/false);
+  if (std::error_code EC = Image.getError())
+    return createStringError(EC, "cannot read the device link output '%s': %s",
+                             Output.c_str(), EC.message().c_str());
+  return std::move(*Image);
+}
+
+Error PreparedDeviceLink::writeOutput() const {
+  return CachedEntry ? writeFileDirectly(Output, CachedImage)
+                     : Error::success();
+}
+
 /// The error for a failed device link: the job, its inputs, the linker's
 /// words.
 static Error deviceLinkError(const PreparedDeviceLink &Link,

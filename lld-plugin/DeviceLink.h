@@ -53,10 +53,20 @@ struct PreparedDeviceLink {
   /// to run.
   bool Cached = false;
   std::string CacheKey;
+  /// What the cache had, kept in memory (the entry, and the image in it):
+  /// a relink whose registration object is cached too reads no image, and
+  /// writes none to the work directory.
+  std::unique_ptr<llvm::MemoryBuffer> CachedEntry;
+  llvm::StringRef CachedImage;
 
   bool omitsArchives() const { return Libraries.omitsAny(); }
   /// Writes the Unwritten inputs.
   llvm::Error writeInputs();
+  /// Its output image: what the cache had, or the file Output. An error
+  /// names the file.
+  llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> readOutput() const;
+  /// Makes the file Output hold the image, for a tool that reads files.
+  llvm::Error writeOutput() const;
 };
 
 /// True if a device link run without the host's static archives would have

@@ -171,6 +171,22 @@ Expected<DeviceWork> findDeviceWork(const LinkCommandLine &CL,
 /// Where a device link's image came from.
 enum class CacheHit { None, Local, Remote };
 
+namespace {
+/// A string, as a MemoryBuffer that owns it: what the server sent, not
+/// copied.
+class StringBuffer : public MemoryBuffer {
+public:
+  explicit StringBuffer(std::string Data) : Data(std::move(Data)) {
+    init(this->Data.data(), this->Data.data() + this->Data.size(),
+         /*RequiresNullTerminator=*/false);
+  }
+  BufferKind getBufferKind() const override { return MemoryBuffer_Malloc; }
+
+private:
+  std::string Data;
+};
+} // namespace
+
 /// Looks \p Links up in \p Cache: the local directory first, then, at
 /// once, the server for what it lacks (a remote hit is kept locally).
 static void lookUpDeviceLinks(DeviceLinkCache &Cache,
@@ -186,16 +202,20 @@ static void lookUpDeviceLinks(DeviceLinkCache &Cache,
       continue;
     }
     Link.CacheKey = *Key;
-    Expected<bool> Hit = Cache.fetch(*Key, Link.Output, Opts.DryRun);
-    if (!Hit) {
+    Expected<std::unique_ptr<MemoryBuffer>> Entry =
+        Cache.lookup(*Key, Opts.DryRun);
+    if (!Entry) {
       Link.CacheKey.clear();
-      reportWarning(Hit.takeError());
+      reportWarning(Entry.takeError());
       continue;
     }
-    if (*Hit)
-      Hits[N] = CacheHit::Local;
-    else
+    if (!*Entry) {
       Missed.push_back(N);
+      continue;
+    }
+    Hits[N] = CacheHit::Local;
+    Link.CachedImage = DeviceLinkCache::contents(**Entry);
+    Link.CachedEntry = std::move(*Entry);
   }
   if (RemoteCache *Remote = Cache.remote()) {
     std::vector<std::string> Keys;
@@ -208,13 +228,11 @@ static void lookUpDeviceLinks(DeviceLinkCache &Cache,
       Hits[N] = CacheHit::Remote;
       if (Opts.DryRun)
         continue;
-      if (Error E = writeFileDirectly(Links[N].Output, *Found[I])) {
-        Hits[N] = CacheHit::None;
-        reportWarning(std::move(E));
-        continue;
-      }
       if (Error E = Cache.keep(Links[N].CacheKey, *Found[I]))
         reportWarning(std::move(E));
+      Links[N].CachedEntry =
+          std::make_unique<StringBuffer>(std::move(*Found[I]));
+      Links[N].CachedImage = Links[N].CachedEntry->getBuffer();
     }
     if (Opts.Verbose)
       for (const std::string &Note : Remote->takeNotes())
@@ -279,12 +297,17 @@ prepareDeviceLinks(const LinkCommandLine &CL, const DeviceWork &Work,
     lookUpDeviceLinks(*Cache, Links, Dir, Self, Opts);
   }
   // The images of the links that run (kept with --offload-save-temps);
-  // those the cache has are never written.
+  // those the cache has are never written, and what it has of their
+  // outputs only for a tool that reads files, or to be kept.
   if (!Opts.DryRun)
-    for (PreparedDeviceLink &Link : Links)
+    for (PreparedDeviceLink &Link : Links) {
       if (!Link.Cached || Opts.SaveTemps)
         if (Error E = Link.writeInputs())
           return std::move(E);
+      if (Opts.SaveTemps)
+        if (Error E = Link.writeOutput())
+          return std::move(E);
+    }
   return std::move(Links);
 }
 

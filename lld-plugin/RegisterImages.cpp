@@ -21,16 +21,6 @@ using namespace llvm;
 
 namespace offload {
 
-static Expected<std::unique_ptr<MemoryBuffer>>
-readLinkedImage(const PreparedDeviceLink &Link) {
-  ErrorOr<std::unique_ptr<MemoryBuffer>> Image = MemoryBuffer::getFile(
-      Link.Output, /*IsText=*/false, /*RequiresNullTerminator=*/false);
-  if (std::error_code EC = Image.getError())
-    return createStringError(EC, "cannot read the device link output '%s': %s",
-                             Link.Output.c_str(), EC.message().c_str());
-  return std::move(*Image);
-}
-
 /// Emits \p M as the object \p Name.
 static Expected<std::string> emitObject(Expected<std::unique_ptr<Module>> M,
                                         StringRef Name, const WorkDir &Dir) {
@@ -78,7 +68,7 @@ static Expected<std::string> writeOpenMPRegistration(
     const RegistrationSettings &Settings, const WorkDir &Dir) {
   std::vector<std::string> Packed;
   for (const PreparedDeviceLink *Link : Links) {
-    Expected<std::unique_ptr<MemoryBuffer>> Image = readLinkedImage(*Link);
+    Expected<std::unique_ptr<MemoryBuffer>> Image = Link->readOutput();
     if (!Image)
       return Image.takeError();
     ImageToWrite ToWrite;
@@ -138,7 +128,7 @@ makeHIPFatbin(ArrayRef<const PreparedDeviceLink *> Links,
     return Ascending ? KeyA < KeyB : KeyA > KeyB;
   });
   for (const PreparedDeviceLink *Link : Ordered) {
-    Expected<std::unique_ptr<MemoryBuffer>> Image = readLinkedImage(*Link);
+    Expected<std::unique_ptr<MemoryBuffer>> Image = Link->readOutput();
     if (!Image)
       return Image.takeError();
     BundleEntryID ID;
@@ -193,10 +183,13 @@ static Expected<std::string> writeCUDARegistration(
     return Fatbinary.takeError();
   std::string Output = Dir.path("cuda.fatbin");
   std::vector<std::string> Args = {*Fatbinary, "--create=" + Output, "--64"};
-  for (const PreparedDeviceLink *Link : Links)
+  for (const PreparedDeviceLink *Link : Links) {
+    if (Error E = Link->writeOutput())
+      return std::move(E);
     Args.push_back("--image3=kind=elf,sm=" +
                    StringRef(Link->Job->Arch).drop_front(3).str() +
                    ",file=" + Link->Output);
+  }
   SmallVector<StringRef, 16> Argv(Args.begin(), Args.end());
   std::string Log = Dir.path("fatbinary.log");
   std::optional<StringRef> Redirects[] = {std::nullopt, StringRef(Log),
@@ -351,12 +344,9 @@ Expected<RelocatableRegistration>
 planRelocatableRegistration(ArrayRef<PreparedDeviceLink> Links) {
   uint64_t Hash = 0;
   for (const PreparedDeviceLink &Link : Links) {
-    ErrorOr<std::unique_ptr<MemoryBuffer>> Image =
-        MemoryBuffer::getFile(Link.Output, /*IsText=*/false,
-                              /*RequiresNullTerminator=*/false);
-    if (std::error_code EC = Image.getError())
-      return createStringError(EC, "cannot read '%s': %s", Link.Output.c_str(),
-                               EC.message().c_str());
+    Expected<std::unique_ptr<MemoryBuffer>> Image = Link.readOutput();
+    if (!Image)
+      return Image.takeError();
     Hash = xxh3_64bits((*Image)->getBuffer()) ^ (Hash * 31);
   }
   RelocatableRegistration R;

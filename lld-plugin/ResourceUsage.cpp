@@ -20,15 +20,12 @@ readLinkedKernels(ArrayRef<PreparedDeviceLink> Links, StringRef Output,
   for (const PreparedDeviceLink &Link : Links) {
     std::string Container =
         (Output + ": device link " + Link.Job->name()).str();
-    ErrorOr<std::unique_ptr<MemoryBuffer>> Linked =
-        MemoryBuffer::getFile(Link.Output, /*IsText=*/false,
-                              /*RequiresNullTerminator=*/false);
+    Expected<std::unique_ptr<MemoryBuffer>> Linked = Link.readOutput();
     Expected<std::vector<KernelResources>> Read =
         Linked ? readKernelResources((*Linked)->getBuffer(), Container)
                : Expected<std::vector<KernelResources>>(createStringError(
-                     Linked.getError(), Container + ": cannot read " +
-                                            Link.Output + ": " +
-                                            Linked.getError().message()));
+                     inconvertibleErrorCode(),
+                     Container + ": " + toString(Linked.takeError())));
     if (!Read) {
       Warn(Read.takeError());
       continue;
