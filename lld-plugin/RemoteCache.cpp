@@ -15,7 +15,6 @@
 
 #include <atomic>
 #include <chrono>
-#include <future>
 #include <mutex>
 #include <thread>
 
@@ -302,10 +301,6 @@ size_t send(char *Data, size_t Size, size_t N, void *P) {
 
 struct RemoteCache::Impl {
   RemoteCacheConfig Config;
-  /// libcurl, being loaded beside the link's first passes.
-  std::future<Expected<Curl>> Loading;
-  /// Whether it was: set by loaded().
-  std::optional<bool> Loaded;
   Curl C;
   curl_slist *Headers = nullptr;
   std::mutex Lock; // what follows, shared with the upload thread
@@ -315,8 +310,6 @@ struct RemoteCache::Impl {
   std::atomic<bool> Failed{false};
   std::thread Uploader;
 
-  /// Waits for libcurl; false, with a warning (once), if it cannot be used.
-  bool loaded();
   /// Runs \p Transfers at once; each ends with its result and status.
   void perform(std::vector<Transfer> &Transfers);
   /// A warning naming the server and what went wrong, once in a link; the
@@ -395,47 +388,30 @@ void RemoteCache::Impl::perform(std::vector<Transfer> &Transfers) {
 
 Expected<std::unique_ptr<RemoteCache>>
 RemoteCache::open(RemoteCacheConfig Config) {
+  Expected<Curl> C = Curl::load();
+  if (!C)
+    return createStringError(inconvertibleErrorCode(),
+                             "cannot use the remote cache " + Config.shown() +
+                                 ": " + toString(C.takeError()) +
+                                 "; linking without it");
   auto I = std::make_unique<Impl>();
   I->Config = std::move(Config);
-  // Loading libcurl and its 30 libraries takes 3-4 ms: done while the
-  // inputs are read and planned, which need no server.
-  I->Loading = std::async(std::launch::async, Curl::load);
-  return std::unique_ptr<RemoteCache>(new RemoteCache(std::move(I)));
-}
-
-bool RemoteCache::Impl::loaded() {
-  if (Loaded)
-    return *Loaded;
-  Expected<Curl> Got = [&] {
-    TimeTraceScope Scope("Offload: wait for libcurl");
-    return Loading.get();
-  }();
-  Loaded = bool(Got);
-  if (!Got) {
-    Failed = true;
-    errs() << "ld.lld-offload: warning: cannot use the remote cache "
-           << Config.shown() << ": " << toString(Got.takeError())
-           << "; linking without it\n";
-    return false;
-  }
-  C = *Got;
+  I->C = *C;
   // No "Expect: 100-continue" before a PUT's body: a round trip less, and
   // servers that do not answer it are not waited for.
-  Headers = C.slist_append(Headers, "Expect:");
-  if (!Config.BearerToken.empty())
-    Headers = C.slist_append(
-        Headers, ("Authorization: Bearer " + Config.BearerToken).c_str());
-  for (const auto &[Name, Value] : Config.Headers)
-    Headers = C.slist_append(Headers, (Name + ": " + Value).c_str());
-  return true;
+  I->Headers = I->C.slist_append(I->Headers, "Expect:");
+  if (!I->Config.BearerToken.empty())
+    I->Headers = I->C.slist_append(
+        I->Headers, ("Authorization: Bearer " + I->Config.BearerToken).c_str());
+  for (const auto &[Name, Value] : I->Config.Headers)
+    I->Headers = I->C.slist_append(I->Headers, (Name + ": " + Value).c_str());
+  return std::unique_ptr<RemoteCache>(new RemoteCache(std::move(I)));
 }
 
 RemoteCache::RemoteCache(std::unique_ptr<Impl> I) : I(std::move(I)) {}
 
 RemoteCache::~RemoteCache() {
   finish();
-  if (I->Loading.valid())
-    consumeError(I->Loading.get().takeError());
   if (I->Headers)
     I->C.slist_free_all(I->Headers);
 }
@@ -445,7 +421,7 @@ const RemoteCacheConfig &RemoteCache::config() const { return I->Config; }
 std::vector<std::optional<std::string>>
 RemoteCache::lookup(ArrayRef<std::string> Keys) {
   std::vector<std::optional<std::string>> Found(Keys.size());
-  if (I->Failed || Keys.empty() || !I->loaded())
+  if (I->Failed || Keys.empty())
     return Found;
   TimeTraceScope Scope("Offload: remote cache lookup");
   std::vector<Transfer> Gets(Keys.size());
@@ -481,7 +457,7 @@ RemoteCache::lookup(ArrayRef<std::string> Keys) {
 
 void RemoteCache::upload(
     std::vector<std::pair<std::string, std::string>> Entries) {
-  if (I->Config.ReadOnly || I->Failed || Entries.empty() || !I->loaded())
+  if (I->Config.ReadOnly || I->Failed || Entries.empty())
     return;
   finish();
   std::vector<Transfer> Puts;

@@ -15,8 +15,7 @@
 //
 // libcurl (HTTP/1.1 keep-alive, TLS, timeouts, proxy variables, ~/.netrc)
 // is loaded only when a remote cache is set: linked in, it would cost every
-// link its start-up. It is loaded on a thread of its own while the link
-// finds and plans its inputs (3-4 ms, 6% of a relink from the server).
+// link its start-up.
 //
 //===----------------------------------------------------------------------===//
 
@@ -90,9 +89,8 @@ void maskRemoteCacheSecrets(char *Arg);
 
 class RemoteCache {
 public:
-  /// Starts loading libcurl for \p Config. If it cannot be loaded, the
-  /// first lookup or upload says so (a warning: the link goes on without
-  /// the remote tier).
+  /// Loads libcurl for \p Config. Fails (a warning: the link goes on
+  /// without the remote tier) if it cannot be loaded.
   static llvm::Expected<std::unique_ptr<RemoteCache>>
   open(RemoteCacheConfig Config);
   ~RemoteCache();
