@@ -239,14 +239,23 @@ Expected<DeviceLinkCache::Tier> DeviceLinkCache::fetchEither(StringRef Key,
     return Tier::Local;
   if (!Remote)
     return Tier::None;
-  std::vector<std::optional<std::string>> Found = Remote->lookup({Key.str()});
-  if (!Found.front())
+  std::optional<std::string> Found;
+  if (auto It = Prefetched.find(Key); It != Prefetched.end())
+    Found = std::move(It->second);
+  else
+    Found = std::move(Remote->lookup({Key.str()}).front());
+  if (!Found)
     return Tier::None;
-  if (Error E = writeFileDirectly(Output, *Found.front()))
+  if (Error E = writeFileDirectly(Output, *Found))
     return std::move(E);
-  if (Error E = keep(Key, *Found.front()))
+  if (Error E = keep(Key, *Found))
     return std::move(E);
   return Tier::Remote;
+}
+
+void DeviceLinkCache::prefetched(StringRef Key,
+                                 std::optional<std::string> Entry) {
+  Prefetched[Key] = std::move(Entry);
 }
 
 Error DeviceLinkCache::storeEither(StringRef Key, StringRef Output) {

@@ -30,6 +30,7 @@
 
 #include "lld-plugin/DeviceLink.h"
 
+#include "llvm/ADT/StringMap.h"
 #include "llvm/Support/BLAKE3.h"
 #include "llvm/Support/Caching.h"
 
@@ -70,8 +71,12 @@ public:
   /// Where fetchEither() found an entry.
   enum class Tier { None, Local, Remote };
   /// Writes what either tier keeps under \p Key to \p Output: the local
-  /// directory first, then the server (a remote hit is kept locally).
+  /// directory first, then the server (a remote hit is kept locally), or
+  /// what the server said of it when prefetched.
   llvm::Expected<Tier> fetchEither(llvm::StringRef Key, llvm::StringRef Output);
+  /// What the server said of \p Key, asked with other keys before
+  /// fetchEither() asks for it: its entry, or nothing.
+  void prefetched(llvm::StringRef Key, std::optional<std::string> Entry);
   /// Keeps the file \p Output under \p Key locally, and sends it to the
   /// server with the next upload of device images.
   llvm::Error storeEither(llvm::StringRef Key, llvm::StringRef Output);
@@ -150,6 +155,8 @@ private:
   /// The hash of this linker's and libLLVM's versions and build IDs, once
   /// key() has found them.
   std::optional<std::string> LinkerIdentity;
+  /// What prefetched() was told.
+  llvm::StringMap<std::optional<std::string>> Prefetched;
 };
 
 /// The BLAKE3 hash of \p Data, in hex.

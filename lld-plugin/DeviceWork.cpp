@@ -171,6 +171,41 @@ Expected<DeviceWork> findDeviceWork(const LinkCommandLine &CL,
 /// Where a device link's image came from.
 enum class CacheHit { None, Local, Remote };
 
+/// How the registration objects of a link are made: the bundler's
+/// environment (its warnings into \p Warnings), our options, the inputs'
+/// old-driver HIP units, and the cache.
+static RegistrationSettings
+registrationSettings(const LinkCommandLine &CL, const DeviceWork &Work,
+                     DeviceLinkCache *Cache,
+                     std::vector<std::string> *Warnings) {
+  const OffloadOptions &Opts = CL.Offload;
+  RegistrationSettings Settings;
+  // clang's pipeline bundles as clang-offload-bundler's environment says
+  // (OFFLOAD_BUNDLER_COMPRESS=1, ..._COMPRESSION_LEVEL, ...): so do we, but
+  // for what our options set otherwise than by default.
+  BundlerEnvironment Env = readBundlerEnvironment();
+  if (Warnings)
+    *Warnings = Env.Warnings;
+  if (Opts.Compress || Env.Compress) {
+    BundleCompression Default;
+    Settings.Compression =
+        BundleCompression{compression::Format::Zstd, Opts.CompressionLevel,
+                          Opts.CompressionVersion};
+    if (Env.Level && Opts.CompressionLevel == Default.Level)
+      Settings.Compression->Level = *Env.Level;
+    if (Env.Version && Opts.CompressionVersion == Default.Version)
+      Settings.Compression->Version = *Env.Version;
+  }
+  Settings.Relocatable = CL.Relocatable;
+  Settings.CudaPath = Opts.CudaPath;
+  Settings.HIPFatbinUnits = Work.Inputs->hipFatbinUnits();
+  // What --offload-save-temps keeps (the fat binaries) is not in the cache.
+  if (!Opts.SaveTemps)
+    Settings.Cache = Cache;
+  Settings.Verbose = Opts.Verbose;
+  return Settings;
+}
+
 namespace {
 /// A string, as a MemoryBuffer that owns it: what the server sent, not
 /// copied.
@@ -189,10 +224,11 @@ private:
 
 /// Looks \p Links up in \p Cache: the local directory first, then, at
 /// once, the server for what it lacks (a remote hit is kept locally).
-static void lookUpDeviceLinks(DeviceLinkCache &Cache,
-                              MutableArrayRef<PreparedDeviceLink> Links,
-                              const WorkDir &Dir, StringRef Self,
-                              const OffloadOptions &Opts) {
+static void
+lookUpDeviceLinks(DeviceLinkCache &Cache,
+                  MutableArrayRef<PreparedDeviceLink> Links, const WorkDir &Dir,
+                  StringRef Self, const OffloadOptions &Opts,
+                  function_ref<std::vector<std::string>()> RegistrationKeys) {
   std::vector<CacheHit> Hits(Links.size(), CacheHit::None);
   std::vector<size_t> Missed;
   for (auto [N, Link] : enumerate(Links)) {
@@ -221,7 +257,21 @@ static void lookUpDeviceLinks(DeviceLinkCache &Cache,
     std::vector<std::string> Keys;
     for (size_t N : Missed)
       Keys.push_back(Links[N].CacheKey);
+    // With them, the registration objects those images will need that the
+    // directory lacks: one round trip to the server, not two.
+    std::vector<std::string> Registration;
+    if (!Opts.DryRun)
+      for (std::string &Key : RegistrationKeys()) {
+        Expected<std::unique_ptr<MemoryBuffer>> Entry = Cache.lookup(Key);
+        if (!Entry)
+          consumeError(Entry.takeError());
+        else if (!*Entry)
+          Registration.push_back(std::move(Key));
+      }
+    llvm::append_range(Keys, Registration);
     std::vector<std::optional<std::string>> Found = Remote->lookup(Keys);
+    for (size_t I = Missed.size(); I != Keys.size(); ++I)
+      Cache.prefetched(Keys[I], std::move(Found[I]));
     for (auto [I, N] : enumerate(Missed)) {
       if (!Found[I])
         continue;
@@ -294,7 +344,11 @@ prepareDeviceLinks(const LinkCommandLine &CL, const DeviceWork &Work,
   }
   if (Cache) {
     Pass P("device-link cache lookup", Opts.Verbose);
-    lookUpDeviceLinks(*Cache, Links, Dir, Self, Opts);
+    lookUpDeviceLinks(*Cache, Links, Dir, Self, Opts, [&] {
+      return registrationKeys(
+          Links, Work.Host.HostTriple,
+          registrationSettings(CL, Work, Cache, /*Warnings=*/nullptr));
+    });
   }
   // The images of the links that run (kept with --offload-save-temps);
   // those the cache has are never written, and what it has of their
@@ -365,30 +419,11 @@ registerImages(const LinkCommandLine &CL, const DeviceWork &Work,
                ArrayRef<PreparedDeviceLink> Links, const WorkDir &Dir,
                DeviceLinkCache *Cache, std::vector<std::string> Keep) {
   const OffloadOptions &Opts = CL.Offload;
-  RegistrationSettings Settings;
-  // clang's pipeline bundles as clang-offload-bundler's environment says
-  // (OFFLOAD_BUNDLER_COMPRESS=1, ..._COMPRESSION_LEVEL, ...): so do we, but
-  // for what our options set otherwise than by default.
-  BundlerEnvironment Env = readBundlerEnvironment();
-  for (const std::string &Warning : Env.Warnings)
+  std::vector<std::string> Warnings;
+  RegistrationSettings Settings =
+      registrationSettings(CL, Work, Cache, &Warnings);
+  for (const std::string &Warning : Warnings)
     errs() << Warning << "\n";
-  if (Opts.Compress || Env.Compress) {
-    BundleCompression Default;
-    Settings.Compression =
-        BundleCompression{compression::Format::Zstd, Opts.CompressionLevel,
-                          Opts.CompressionVersion};
-    if (Env.Level && Opts.CompressionLevel == Default.Level)
-      Settings.Compression->Level = *Env.Level;
-    if (Env.Version && Opts.CompressionVersion == Default.Version)
-      Settings.Compression->Version = *Env.Version;
-  }
-  Settings.Relocatable = CL.Relocatable;
-  Settings.CudaPath = Opts.CudaPath;
-  Settings.HIPFatbinUnits = Work.Inputs->hipFatbinUnits();
-  // What --offload-save-temps keeps (the fat binaries) is not in the cache.
-  if (!Opts.SaveTemps)
-    Settings.Cache = Cache;
-  Settings.Verbose = Opts.Verbose;
   // A relocatable output that links device code now keeps its own entries
   // section, so that it registers its images and no others (and keeps them
   // by its own script).

@@ -301,15 +301,46 @@ static Expected<uint64_t> fatbinSize(StringRef Path) {
   return 0;
 }
 
+namespace {
+/// The links of one offload kind, and the name of their registration
+/// object.
+struct RegistrationGroups {
+  std::vector<const PreparedDeviceLink *> OpenMP, HIP, CUDA;
+  StringRef HIPName;
+  RegistrationGroups(ArrayRef<PreparedDeviceLink> Links,
+                     const RegistrationSettings &Settings)
+      : HIPName(Settings.HIPFatbinUnits.empty() ? "registration-hip.o"
+                                                : "hip-fatbin.o") {
+    for (const PreparedDeviceLink &Link : Links)
+      (Link.Job->Kind == OffloadKind::HIP    ? HIP
+       : Link.Job->Kind == OffloadKind::Cuda ? CUDA
+                                             : OpenMP)
+          .push_back(&Link);
+  }
+};
+} // namespace
+
+std::vector<std::string>
+registrationKeys(ArrayRef<PreparedDeviceLink> Links, const Triple &HostTriple,
+                 const RegistrationSettings &Settings) {
+  std::vector<std::string> Keys;
+  if (!Settings.Cache || Settings.Relocatable)
+    return Keys;
+  RegistrationGroups G(Links, Settings);
+  for (auto [Kind, Name] : {std::pair(&G.OpenMP, StringRef("registration.o")),
+                            {&G.HIP, G.HIPName},
+                            {&G.CUDA, StringRef("registration-cuda.o")}})
+    if (!Kind->empty())
+      if (std::string Key = registrationKey(*Kind, Name, HostTriple, Settings);
+          !Key.empty())
+        Keys.push_back(std::move(Key));
+  return Keys;
+}
+
 Expected<RegistrationObjects> writeRegistrationObjects(
     ArrayRef<PreparedDeviceLink> Links, const Triple &HostTriple,
     const RegistrationSettings &Settings, const WorkDir &Dir) {
-  std::vector<const PreparedDeviceLink *> OpenMP, HIP, CUDA;
-  for (const PreparedDeviceLink &Link : Links)
-    (Link.Job->Kind == OffloadKind::HIP    ? HIP
-     : Link.Job->Kind == OffloadKind::Cuda ? CUDA
-                                           : OpenMP)
-        .push_back(&Link);
+  RegistrationGroups G(Links, Settings);
   RegistrationObjects Result;
   auto Register = [&](ArrayRef<const PreparedDeviceLink *> Kind, StringRef Name,
                       auto Write) -> Error {
@@ -328,14 +359,11 @@ Expected<RegistrationObjects> writeRegistrationObjects(
     Result.LargestFatbin = std::max(Result.LargestFatbin, *Size);
     return Error::success();
   };
-  if (Error E = Register(OpenMP, "registration.o", writeOpenMPRegistration))
+  if (Error E = Register(G.OpenMP, "registration.o", writeOpenMPRegistration))
     return std::move(E);
-  if (Error E = Register(HIP,
-                         Settings.HIPFatbinUnits.empty() ? "registration-hip.o"
-                                                         : "hip-fatbin.o",
-                         writeHIPRegistration))
+  if (Error E = Register(G.HIP, G.HIPName, writeHIPRegistration))
     return std::move(E);
-  if (Error E = Register(CUDA, "registration-cuda.o", writeCUDARegistration))
+  if (Error E = Register(G.CUDA, "registration-cuda.o", writeCUDARegistration))
     return std::move(E);
   return std::move(Result);
 }

@@ -54,6 +54,15 @@ llvm::Expected<RegistrationObjects> writeRegistrationObjects(
     llvm::ArrayRef<PreparedDeviceLink> Links, const llvm::Triple &HostTriple,
     const RegistrationSettings &Settings, const WorkDir &Dir);
 
+/// The cache keys of the objects writeRegistrationObjects() would take
+/// from Settings.Cache, so that they can be asked of the server with the
+/// device links' images, in one round trip. None for a relocatable output
+/// (its entries section is named after the images).
+std::vector<std::string>
+registrationKeys(llvm::ArrayRef<PreparedDeviceLink> Links,
+                 const llvm::Triple &HostTriple,
+                 const RegistrationSettings &Settings);
+
 /// The HIP fat binary of \p Links (their HIP images), as registered: a
 /// bundle with an empty host entry and one \p EntryKind-amdgcn-amd-amdhsa--
 /// <target ID> entry per image ("hip" as clang-linker-wrapper writes them,
