@@ -15,6 +15,11 @@ nginx (WebDAV) on this machine, in one run, medians of interleaved rounds:
               of 100 ms: the link waits that long at most
   none        a link without a remote cache: libcurl is not loaded (ldd)
 
+Machine B's floor: the warm local relink plus what no client of the server
+can skip, the curl tool (the same libcurl, loaded the same way) fetching
+the entries machine B uses (those machine A's link put on the server), all
+at once.
+
   bench/remote_cache.py [--build BUILD] [--repeat 3] [--quick]
 """
 import argparse
@@ -32,6 +37,13 @@ CLANG = gpu_link.CLANG
 HERE = os.path.dirname(os.path.abspath(__file__))
 SERVER = os.path.join(HERE, "..", "test", "ld.lld-offload", "Inputs",
                       "remote", "server.py")
+
+
+def stored(srv):
+    """The files of the server's store, as paths under its URL."""
+    root = os.path.join(srv, "store")
+    return {os.path.relpath(os.path.join(d, f), root)
+            for d, _, files in os.walk(root) for f in files}
 
 
 def main():
@@ -67,10 +79,14 @@ def main():
                                                         "up"]
             remote = "-Wl,--offload-remote-cache=" + url + "|namespace=b%d" % n
             # Machine A fills the server; a warm local cache for the relink.
+            before = stored(srv)
             timed(ours + [remote, "-Wl,--offload-cache-dir=" +
                           os.path.join(a, "local")], a, quiet=True)
-            t_b, t_up, t_warm, t_cold, t_none, t_dead, t_unr = (
-                [], [], [], [], [], [], [])
+            fetch = ["curl", "-s", "-f", "-Z", "--parallel-max", "64"]
+            for entry in sorted(stored(srv) - before):
+                fetch += [url + "/" + entry, "-o", "/dev/null"]
+            t_b, t_up, t_warm, t_cold, t_none, t_dead, t_unr, t_fetch = (
+                [], [], [], [], [], [], [], [])
             for r in range(args.repeat):
                 local_b = os.path.join(b, "local%d" % r)
                 runs = [
@@ -83,24 +99,29 @@ def main():
                     (t_none, ours, a),
                     (t_dead, ours + ["-Wl,--offload-remote-cache=http://127.0.0.1:1"], a),
                     (t_unr, ours + ["-Wl,--offload-remote-cache=http://10.255.255.1:8080|connect-timeout=100"], a),
+                    (t_fetch, fetch, b),
                 ]
                 for times, cmd, cwd in (runs if r % 2 == 0 else runs[::-1]):
                     times.append(timed(cmd, cwd, quiet=True))
             m = {k: statistics.median(v) for k, v in (
                 ("b", t_b), ("up", t_up), ("warm", t_warm), ("cold", t_cold),
-                ("none", t_none), ("dead", t_dead), ("unr", t_unr))}
+                ("none", t_none), ("dead", t_dead), ("unr", t_unr),
+                ("fetch", t_fetch))}
             rows.append((n, m))
     finally:
         subprocess.call([sys.executable, SERVER, "stop", srv])
         shutil.rmtree(work, ignore_errors=True)
-    print("%-6s %9s %9s %9s %8s %9s %9s %9s %9s %9s %11s" % (
+    print("%-6s %9s %9s %9s %8s %9s %9s %9s %9s %9s %9s %9s %11s" % (
         "archs", "B s", "clang s", "warm s", "clang/B", "B/warm",
-        "cold s", "none s", "cold/none", "dead/none", "unroutable"))
+        "fetch s", "B/floor", "cold s", "none s", "cold/none", "dead/none",
+        "unroutable"))
     for n, m in rows:
-        print("%-6d %9.3f %9.3f %9.3f %8.1f %9.3f %9.3f %9.3f %9.3f %9.3f %+10.3fs" % (
+        floor = m["warm"] + m["fetch"]
+        print("%-6d %9.3f %9.3f %9.3f %8.1f %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f %+10.3fs" % (
             n, m["b"], m["up"], m["warm"], m["up"] / m["b"],
-            m["b"] / m["warm"], m["cold"], m["none"], m["cold"] / m["none"],
-            m["dead"] / m["none"], m["unr"] - m["none"]))
+            m["b"] / m["warm"], m["fetch"], m["b"] / floor, m["cold"],
+            m["none"], m["cold"] / m["none"], m["dead"] / m["none"],
+            m["unr"] - m["none"]))
     libs = subprocess.check_output(["ldd", linker], text=True)
     print("libcurl linked into ld.lld-offload: %s" %
           ("yes" if "curl" in libs else "no (loaded only for a remote cache)"))
