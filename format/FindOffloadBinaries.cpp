@@ -62,14 +62,16 @@ Error withContext(const OffloadOrigin &Where, Error E) {
                            objectName(Where) + ": " + toString(std::move(E)));
 }
 
-/// LLVM 22's bitcode reader sizes an attribute list by the index an
-/// attribute group record gives, before anything checks it: an index of
-/// 0xFF7FFFFF asks for ~34 GB and aborts the process ("LLVM ERROR: out of
-/// memory"). This walks the module's attribute group records (only them;
-/// every other block is skipped unread) and refuses an index no real module
-/// can have: a parameter index needs a function type with that many
-/// parameters, each at least one bit of the file. Anything else this walk
-/// cannot read is left for the bitcode reader to report.
+} // namespace
+
+// LLVM 22's bitcode reader sizes an attribute list by the index an
+// attribute group record gives, before anything checks it: an index of
+// 0xFF7FFFFF asks for ~34 GB and aborts the process ("LLVM ERROR: out of
+// memory"). This walks the module's attribute group records (only them;
+// every other block is skipped unread) and refuses an index no real module
+// can have: a parameter index needs a function type with that many
+// parameters, each at least one bit of the file. Anything else this walk
+// cannot read is left for the bitcode reader to report.
 Error checkAttributeGroupIndices(MemoryBufferRef Buffer) {
   const unsigned char *Begin = Buffer.getBuffer().bytes_begin();
   const unsigned char *End = Buffer.getBuffer().bytes_end();
@@ -149,8 +151,6 @@ Error checkAttributeGroupIndices(MemoryBufferRef Buffer) {
   }
   return Error::success();
 }
-
-} // namespace
 
 Error OffloadBinaryFinder::addFile(StringRef Path) {
   ErrorOr<std::unique_ptr<MemoryBuffer>> Buffer =

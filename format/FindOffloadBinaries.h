@@ -101,6 +101,12 @@ private:
   unsigned ArchiveDepth = 0;
 };
 
+/// Refuses bitcode whose attribute group records give a parameter index no
+/// module of its size can have: LLVM 22's bitcode reader sizes a list by it
+/// before checking it, and aborts on ~34 GB ("LLVM ERROR: out of memory").
+/// Anything else is left for the bitcode reader to report.
+llvm::Error checkAttributeGroupIndices(llvm::MemoryBufferRef Buffer);
+
 } // namespace offload
 
 #endif // LLD_OFFLOAD_FORMAT_FINDOFFLOADBINARIES_H

@@ -391,6 +391,8 @@ Error DeviceInputs::noteSymbols(const OffloadImage &Image, StringRef Where,
   // module was 3 ms of a 10-arch HIP program's relink, each time it is
   // checked.
   if (Magic == file_magic::bitcode) {
+    if (Error E = checkAttributeGroupIndices(Buffer))
+      return Fail(std::move(E));
     Expected<IRSymtabFile> Symtab = readIRSymtab(Buffer);
     if (!Symtab)
       return Fail(Symtab.takeError());

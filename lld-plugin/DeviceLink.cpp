@@ -9,11 +9,14 @@
 #include "lld-plugin/RunLLD.h"
 
 #include "format/BundleEntryID.h"
+#include "format/FindOffloadBinaries.h"
 #include "support/AtomicOutput.h"
 #include "support/CrashReport.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/BinaryFormat/Magic.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/Object/SymbolicFile.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Jobserver.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -292,6 +295,30 @@ Error PreparedDeviceLink::writeInputs() {
     if (Error E = writeFileDirectly(Path, Data))
       return E;
   Unwritten.clear();
+  return Error::success();
+}
+
+Error PreparedDeviceLink::checkBitcodeInputs() const {
+  for (const DeviceImage *Image : Job->Images) {
+    StringRef Data = Image->Image.Image;
+    if (identify_magic(Data) != file_magic::bitcode)
+      continue;
+    auto Fail = [&](Error E) {
+      return createStringError(
+          inconvertibleErrorCode(),
+          Image->Where +
+              ": cannot read the device image: " + toString(std::move(E)));
+    };
+    MemoryBufferRef Buffer(Data, Image->Where);
+    if (Error E = checkAttributeGroupIndices(Buffer))
+      return Fail(std::move(E));
+    LLVMContext Context;
+    Expected<std::unique_ptr<object::SymbolicFile>> Module =
+        object::SymbolicFile::createSymbolicFile(Buffer, file_magic::bitcode,
+                                                 &Context);
+    if (!Module)
+      return Fail(Module.takeError());
+  }
   return Error::success();
 }
 

@@ -62,6 +62,11 @@ struct PreparedDeviceLink {
   bool omitsArchives() const { return Libraries.omitsAny(); }
   /// Writes the Unwritten inputs.
   llvm::Error writeInputs();
+  /// Reads each bitcode image as LTO will: one that does not parse is an
+  /// error naming where it is, before LTO sees it (a broken size in it can
+  /// make LTO allocate until it aborts). Only for links that run: an image
+  /// the cache has linked before parsed then.
+  llvm::Error checkBitcodeInputs() const;
   /// Its output image: what the cache had, or the file Output. An error
   /// names the file.
   llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> readOutput() const;

@@ -355,6 +355,9 @@ prepareDeviceLinks(const LinkCommandLine &CL, const DeviceWork &Work,
   // outputs only for a tool that reads files, or to be kept.
   if (!Opts.DryRun)
     for (PreparedDeviceLink &Link : Links) {
+      if (!Link.Cached)
+        if (Error E = Link.checkBitcodeInputs())
+          return std::move(E);
       if (!Link.Cached || Opts.SaveTemps)
         if (Error E = Link.writeInputs())
           return std::move(E);
