@@ -302,10 +302,12 @@ static Expected<uint64_t> fatbinSize(StringRef Path) {
 }
 
 namespace {
-/// The links of one offload kind, and the name of their registration
-/// object.
+/// The links of each offload kind, and the names of their registration
+/// objects.
 struct RegistrationGroups {
   std::vector<const PreparedDeviceLink *> OpenMP, HIP, CUDA;
+  static constexpr StringLiteral OpenMPName = "registration.o",
+                                 CUDAName = "registration-cuda.o";
   StringRef HIPName;
   RegistrationGroups(ArrayRef<PreparedDeviceLink> Links,
                      const RegistrationSettings &Settings)
@@ -327,9 +329,10 @@ registrationKeys(ArrayRef<PreparedDeviceLink> Links, const Triple &HostTriple,
   if (!Settings.Cache || Settings.Relocatable)
     return Keys;
   RegistrationGroups G(Links, Settings);
-  for (auto [Kind, Name] : {std::pair(&G.OpenMP, StringRef("registration.o")),
-                            {&G.HIP, G.HIPName},
-                            {&G.CUDA, StringRef("registration-cuda.o")}})
+  for (auto [Kind, Name] :
+       {std::pair(&G.OpenMP, StringRef(RegistrationGroups::OpenMPName)),
+        {&G.HIP, G.HIPName},
+        {&G.CUDA, StringRef(RegistrationGroups::CUDAName)}})
     if (!Kind->empty())
       if (std::string Key = registrationKey(*Kind, Name, HostTriple, Settings);
           !Key.empty())
@@ -359,11 +362,11 @@ Expected<RegistrationObjects> writeRegistrationObjects(
     Result.LargestFatbin = std::max(Result.LargestFatbin, *Size);
     return Error::success();
   };
-  if (Error E = Register(G.OpenMP, "registration.o", writeOpenMPRegistration))
+  if (Error E = Register(G.OpenMP, G.OpenMPName, writeOpenMPRegistration))
     return std::move(E);
   if (Error E = Register(G.HIP, G.HIPName, writeHIPRegistration))
     return std::move(E);
-  if (Error E = Register(G.CUDA, "registration-cuda.o", writeCUDARegistration))
+  if (Error E = Register(G.CUDA, G.CUDAName, writeCUDARegistration))
     return std::move(E);
   return std::move(Result);
 }
