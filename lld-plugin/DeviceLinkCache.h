@@ -87,10 +87,10 @@ public:
   /// what the cache did: hits, misses, bytes down and up, time waited.
   void finish(bool Verbose);
 
-  /// The key of \p Link, whose work directory is \p Dir; \p Self is this
-  /// executable. Fails if an input cannot be read.
+  /// The key of \p Link, whose work directory is \p Dir. Fails if an input
+  /// cannot be read.
   llvm::Expected<std::string> key(const PreparedDeviceLink &Link,
-                                  const WorkDir &Dir, llvm::StringRef Self);
+                                  const WorkDir &Dir);
 
   /// The hash of the contents of the file \p Path, kept under its identity
   /// (path, device, inode, size, modification and change times), so that

@@ -16,7 +16,6 @@
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Config/llvm-config.h"
-#include "llvm/Object/BuildID.h"
 #include "llvm/Object/ObjectFile.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FileUtilities.h"
@@ -34,46 +33,59 @@ using namespace llvm;
 
 namespace offload {
 
-/// The GNU build ID of the ELF file \p Path, in hex.
-static std::string buildID(StringRef Path) {
-  Expected<object::OwningBinary<object::ObjectFile>> File =
-      object::ObjectFile::createObjectFile(Path);
-  if (!File) {
-    consumeError(File.takeError());
-    return "unreadable";
-  }
-  object::BuildIDRef ID = object::getBuildID(File->getBinary());
-  return ID.empty() ? "none" : toHex(ID, /*LowerCase=*/true);
-}
-
-/// The file that the code at \p Address was loaded from: libLLVM.so, or
-/// \p Self (this executable) when it links LLVM statically. (dladdr()
-/// would say too, after a walk of libLLVM's 100,000 symbols for the
+/// The GNU build ID, in hex, of the loaded object that holds \p Address
+/// (libLLVM.so, or this executable): read from its notes in memory, where
+/// the loader mapped them, not from its file (libLLVM is 100 MB). "none" if
+/// it has none; empty if no object holds the address. (dladdr() would find
+/// the object too, after a walk of libLLVM's 100,000 symbols for the
 /// nearest: 0.2 ms a call.)
-static std::string loadedFrom(const void *Address, StringRef Self) {
+static std::string loadedBuildID(const void *Address) {
   struct Search {
     uintptr_t Address;
-    std::optional<std::string> Path;
-  } Found{reinterpret_cast<uintptr_t>(Address), std::nullopt};
+    std::string ID;
+  } Found{reinterpret_cast<uintptr_t>(Address), ""};
   dl_iterate_phdr(
       [](dl_phdr_info *Info, size_t, void *Data) {
         Search &S = *static_cast<Search *>(Data);
-        for (ElfW(Half) I = 0; I != Info->dlpi_phnum; ++I) {
-          const ElfW(Phdr) &P = Info->dlpi_phdr[I];
-          uintptr_t Begin = Info->dlpi_addr + P.p_vaddr;
-          if (P.p_type == PT_LOAD && S.Address >= Begin &&
-              S.Address - Begin < P.p_memsz) {
-            S.Path = Info->dlpi_name ? Info->dlpi_name : "";
-            return 1;
+        ArrayRef<ElfW(Phdr)> Phdrs(Info->dlpi_phdr, Info->dlpi_phnum);
+        if (llvm::none_of(Phdrs, [&](const ElfW(Phdr) & P) {
+              uintptr_t Begin = Info->dlpi_addr + P.p_vaddr;
+              return P.p_type == PT_LOAD && S.Address >= Begin &&
+                     S.Address - Begin < P.p_memsz;
+            }))
+          return 0;
+        S.ID = "none";
+        for (const ElfW(Phdr) & P : Phdrs) {
+          if (P.p_type != PT_NOTE)
+            continue;
+          // Each note: its header, then its name and its descriptor, each
+          // padded to the segment's alignment (4, or 8 for GNU property
+          // notes).
+          uint64_t Align = std::max<uint64_t>(P.p_align, 4);
+          StringRef Notes(
+              reinterpret_cast<const char *>(Info->dlpi_addr + P.p_vaddr),
+              P.p_memsz);
+          while (Notes.size() >= sizeof(ElfW(Nhdr))) {
+            ElfW(Nhdr) Note;
+            memcpy(&Note, Notes.data(), sizeof(Note));
+            uint64_t Name = alignTo(Note.n_namesz, Align);
+            uint64_t Desc = alignTo(Note.n_descsz, Align);
+            if (Notes.size() - sizeof(Note) < Name + Desc)
+              break;
+            StringRef Body = Notes.drop_front(sizeof(Note));
+            if (Note.n_type == NT_GNU_BUILD_ID &&
+                Body.take_front(Note.n_namesz) == StringRef("GNU", 4)) {
+              S.ID = toHex(Body.substr(Name, Note.n_descsz),
+                           /*LowerCase=*/true);
+              return 1;
+            }
+            Notes = Body.drop_front(Name + Desc);
           }
         }
-        return 0;
+        return 1;
       },
       &Found);
-  if (!Found.Path)
-    return "";
-  // The executable's name is empty.
-  return Found.Path->empty() ? Self.str() : *Found.Path;
+  return Found.ID;
 }
 
 /// The file \p Path, read for a key; an error names it.
@@ -207,7 +219,7 @@ private:
 } // namespace
 
 Expected<std::string> DeviceLinkCache::key(const PreparedDeviceLink &Link,
-                                           const WorkDir &Dir, StringRef Self) {
+                                           const WorkDir &Dir) {
   KeyBuilder K(Dir, *this);
   // This linker, by content: the same build installed anywhere has the same
   // key; another build, or another libLLVM (which does the device code
@@ -216,16 +228,10 @@ Expected<std::string> DeviceLinkCache::key(const PreparedDeviceLink &Link,
     CacheKeyHasher Identity;
     Identity.add("version",
                  (lldOffloadVersion() + " LLVM " + LLVM_VERSION_STRING).str());
-    std::string LLVMPath =
-        loadedFrom(reinterpret_cast<const void *>(&llvm::errs), Self);
-    for (auto [What, Path] : {std::pair<StringRef, StringRef>("linker", Self),
-                              {"libLLVM", LLVMPath}}) {
-      // Remembered: libLLVM is 100 MB, its notes a few pages of it.
-      Expected<std::string> ID =
-          remembered("buildid", Path,
-                     [&]() -> Expected<std::string> { return buildID(Path); });
-      Identity.add(What, ID ? *ID : toString(ID.takeError()));
-    }
+    Identity.add("linker",
+                 loadedBuildID(reinterpret_cast<const void *>(&loadedBuildID)));
+    Identity.add("libLLVM",
+                 loadedBuildID(reinterpret_cast<const void *>(&llvm::errs)));
     LinkerIdentity = Identity.finish();
   }
   K.add("format", "lld-offload device-link cache 3");

@@ -227,12 +227,12 @@ private:
 static void
 lookUpDeviceLinks(DeviceLinkCache &Cache,
                   MutableArrayRef<PreparedDeviceLink> Links, const WorkDir &Dir,
-                  StringRef Self, const OffloadOptions &Opts,
+                  const OffloadOptions &Opts,
                   function_ref<std::vector<std::string>()> RegistrationKeys) {
   std::vector<CacheHit> Hits(Links.size(), CacheHit::None);
   std::vector<size_t> Missed;
   for (auto [N, Link] : enumerate(Links)) {
-    Expected<std::string> Key = Cache.key(Link, Dir, Self);
+    Expected<std::string> Key = Cache.key(Link, Dir);
     if (!Key) {
       reportWarning(Key.takeError());
       continue;
@@ -308,7 +308,7 @@ lookUpDeviceLinks(DeviceLinkCache &Cache,
 
 Expected<std::vector<PreparedDeviceLink>>
 prepareDeviceLinks(const LinkCommandLine &CL, const DeviceWork &Work,
-                   const WorkDir &Dir, StringRef Self, DeviceLinkCache *Cache) {
+                   const WorkDir &Dir, DeviceLinkCache *Cache) {
   const OffloadOptions &Opts = CL.Offload;
   std::vector<PreparedDeviceLink> Links;
   for (const DeviceLinkJob &Job : Work.Jobs) {
@@ -344,7 +344,7 @@ prepareDeviceLinks(const LinkCommandLine &CL, const DeviceWork &Work,
   }
   if (Cache) {
     Pass P("device-link cache lookup", Opts.Verbose);
-    lookUpDeviceLinks(*Cache, Links, Dir, Self, Opts, [&] {
+    lookUpDeviceLinks(*Cache, Links, Dir, Opts, [&] {
       return registrationKeys(
           Links, Work.Host.HostTriple,
           registrationSettings(CL, Work, Cache, /*Warnings=*/nullptr));

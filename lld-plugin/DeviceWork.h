@@ -61,8 +61,7 @@ llvm::Expected<DeviceWork> findDeviceWork(const LinkCommandLine &CL,
 /// would be linked and what the cache would give.
 llvm::Expected<std::vector<PreparedDeviceLink>>
 prepareDeviceLinks(const LinkCommandLine &CL, const DeviceWork &Work,
-                   const WorkDir &Dir, llvm::StringRef Self,
-                   DeviceLinkCache *Cache);
+                   const WorkDir &Dir, DeviceLinkCache *Cache);
 
 /// Starts sending the images of the \p Links that ran, and needed no
 /// archive they left out, to the cache's server, if it has one: beside the

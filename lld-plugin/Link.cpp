@@ -245,7 +245,7 @@ Findings linkRound(LinkState &S) {
 
   // Prepare the device links; take what the cache has of them.
   Expected<std::vector<PreparedDeviceLink>> Links =
-      prepareDeviceLinks(S.CL, Work, S.Dir, S.Self, S.Cache.get());
+      prepareDeviceLinks(S.CL, Work, S.Dir, S.Cache.get());
   if (!Links)
     return failed(Links.takeError());
   std::vector<std::string> Runtime;
