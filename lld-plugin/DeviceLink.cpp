@@ -326,6 +326,11 @@ Expected<std::unique_ptr<MemoryBuffer>> PreparedDeviceLink::readOutput() const {
   if (CachedEntry)
     return MemoryBuffer::getMemBuffer(CachedImage, Output,
                                       /*RequiresNullTerminator=*/false);
+  if (Cached)
+    return createStringError(inconvertibleErrorCode(),
+                             "the image of %s was not taken from the "
+                             "device-link cache: its registration object was",
+                             Job->name().c_str());
   ErrorOr<std::unique_ptr<MemoryBuffer>> Image = MemoryBuffer::getFile(
       Output, /*IsText=*/false, /*RequiresNullTerminator=*/false);
   if (std::error_code EC = Image.getError())

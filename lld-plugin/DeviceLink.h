@@ -53,9 +53,10 @@ struct PreparedDeviceLink {
   /// to run.
   bool Cached = false;
   std::string CacheKey;
-  /// What the cache had, kept in memory (the entry, and the image in it):
-  /// a relink whose registration object is cached too reads no image, and
-  /// writes none to the work directory.
+  /// What the cache had, kept in memory (the entry, and the image in it),
+  /// written to the work directory only for a tool that reads files. None
+  /// when the cache keeps the registration object that holds the image:
+  /// then the image is not read at all (readOutput() fails).
   std::unique_ptr<llvm::MemoryBuffer> CachedEntry;
   llvm::StringRef CachedImage;
 

@@ -230,8 +230,76 @@ Error DeviceLinkCache::keep(StringRef Key, StringRef Data, bool Replace) {
   return trimmed(std::move(E));
 }
 
+namespace {
+/// A string, as a MemoryBuffer that owns it: what the server sent, not
+/// copied.
+class StringBuffer : public MemoryBuffer {
+public:
+  explicit StringBuffer(std::string Data) : Data(std::move(Data)) {
+    init(this->Data.data(), this->Data.data() + this->Data.size(),
+         /*RequiresNullTerminator=*/false);
+  }
+  BufferKind getBufferKind() const override { return MemoryBuffer_Malloc; }
+
+private:
+  std::string Data;
+};
+} // namespace
+
+std::vector<DeviceLinkCache::Found>
+DeviceLinkCache::lookUpEither(ArrayRef<std::string> Keys,
+                              function_ref<void(Error)> Warn, bool DryRun) {
+  std::vector<Found> Result(Keys.size());
+  std::vector<size_t> Missed;
+  for (auto [N, Key] : enumerate(Keys)) {
+    Expected<std::unique_ptr<MemoryBuffer>> Entry = lookup(Key, DryRun);
+    if (!Entry) {
+      Warn(Entry.takeError());
+      Result[N].Unusable = true;
+      continue;
+    }
+    if (!*Entry) {
+      Missed.push_back(N);
+      continue;
+    }
+    Result[N].Where = Tier::Local;
+    Result[N].Contents = contents(**Entry);
+    Result[N].Entry = std::move(*Entry);
+  }
+  if (!Remote || Missed.empty())
+    return Result;
+  std::vector<std::string> Asked;
+  for (size_t N : Missed)
+    Asked.push_back(Keys[N]);
+  std::vector<std::optional<std::string>> Answers = Remote->lookup(Asked);
+  for (auto [N, Answer] : zip(Missed, Answers)) {
+    if (!Answer)
+      continue;
+    Result[N].Where = Tier::Remote;
+    if (DryRun)
+      continue;
+    if (Error E = keep(Keys[N], *Answer))
+      Warn(std::move(E));
+    Result[N].Entry = std::make_unique<StringBuffer>(std::move(*Answer));
+    Result[N].Contents = Result[N].Entry->getBuffer();
+  }
+  return Result;
+}
+
+void DeviceLinkCache::foundEarlier(StringRef Key, Found F) {
+  Earlier[Key] = std::move(F);
+}
+
 Expected<DeviceLinkCache::Tier> DeviceLinkCache::fetchEither(StringRef Key,
                                                              StringRef Output) {
+  if (auto It = Earlier.find(Key); It != Earlier.end()) {
+    Found F = std::move(It->second);
+    Earlier.erase(It);
+    if (F.Where != Tier::None)
+      if (Error E = writeFileDirectly(Output, F.Contents))
+        return std::move(E);
+    return F.Where;
+  }
   Expected<bool> Local = fetch(Key, Output);
   if (!Local)
     return Local.takeError();
@@ -239,23 +307,15 @@ Expected<DeviceLinkCache::Tier> DeviceLinkCache::fetchEither(StringRef Key,
     return Tier::Local;
   if (!Remote)
     return Tier::None;
-  std::optional<std::string> Found;
-  if (auto It = Prefetched.find(Key); It != Prefetched.end())
-    Found = std::move(It->second);
-  else
-    Found = std::move(Remote->lookup({Key.str()}).front());
-  if (!Found)
+  std::optional<std::string> Answer =
+      std::move(Remote->lookup({Key.str()}).front());
+  if (!Answer)
     return Tier::None;
-  if (Error E = writeFileDirectly(Output, *Found))
+  if (Error E = writeFileDirectly(Output, *Answer))
     return std::move(E);
-  if (Error E = keep(Key, *Found))
+  if (Error E = keep(Key, *Answer))
     return std::move(E);
   return Tier::Remote;
-}
-
-void DeviceLinkCache::prefetched(StringRef Key,
-                                 std::optional<std::string> Entry) {
-  Prefetched[Key] = std::move(Entry);
 }
 
 Error DeviceLinkCache::storeEither(StringRef Key, StringRef Output) {

@@ -68,15 +68,31 @@ public:
   struct {
     unsigned LocalHits = 0, RemoteHits = 0, Misses = 0;
   } Counts;
-  /// Where fetchEither() found an entry.
+  /// Where an entry was found.
   enum class Tier { None, Local, Remote };
-  /// Writes what either tier keeps under \p Key to \p Output: the local
-  /// directory first, then the server (a remote hit is kept locally), or
-  /// what the server said of it when prefetched.
+  /// An entry as lookUpEither() found it: where, and what it holds (owned
+  /// by Entry: the mapped local file, or what the server sent).
+  struct Found {
+    Tier Where = Tier::None;
+    std::unique_ptr<llvm::MemoryBuffer> Entry;
+    llvm::StringRef Contents;
+    /// The local directory failed for this key (said to the warning
+    /// handler): nothing is to be kept under it.
+    bool Unusable = false;
+  };
+  /// What either tier keeps under each of \p Keys: the local directory
+  /// first, then the server for what it lacks, all in one request; a
+  /// remote hit is kept locally (unless \p DryRun, which only looks).
+  std::vector<Found> lookUpEither(llvm::ArrayRef<std::string> Keys,
+                                  llvm::function_ref<void(llvm::Error)> Warn,
+                                  bool DryRun = false);
+  /// Hands \p F, what lookUpEither() found of \p Key, to fetchEither(),
+  /// which then asks neither tier again.
+  void foundEarlier(llvm::StringRef Key, Found F);
+  /// Writes what either tier keeps under \p Key to \p Output: what
+  /// foundEarlier() was told of it, or the local directory, then the server (a
+  /// remote hit is kept locally).
   llvm::Expected<Tier> fetchEither(llvm::StringRef Key, llvm::StringRef Output);
-  /// What the server said of \p Key, asked with other keys before
-  /// fetchEither() asks for it: its entry, or nothing.
-  void prefetched(llvm::StringRef Key, std::optional<std::string> Entry);
   /// Keeps the file \p Output under \p Key locally, and sends it to the
   /// server with the next upload of device images.
   llvm::Error storeEither(llvm::StringRef Key, llvm::StringRef Output);
@@ -155,8 +171,8 @@ private:
   /// The hash of this linker's and libLLVM's versions and build IDs, once
   /// key() has found them.
   std::optional<std::string> LinkerIdentity;
-  /// What prefetched() was told.
-  llvm::StringMap<std::optional<std::string>> Prefetched;
+  /// What foundEarlier() was told.
+  llvm::StringMap<Found> Earlier;
 };
 
 /// The BLAKE3 hash of \p Data, in hex.

@@ -166,11 +166,6 @@ Expected<DeviceWork> findDeviceWork(const LinkCommandLine &CL,
   return std::move(Work);
 }
 
-/// Takes \p Link's image from \p Cache if it is there (on a dry run: says
-/// whether it is). A key that cannot be made is a warning: the link runs.
-/// Where a device link's image came from.
-enum class CacheHit { None, Local, Remote };
-
 /// How the registration objects of a link are made: the bundler's
 /// environment (its warnings into \p Warnings), our options, the inputs'
 /// old-driver HIP units, and the cache.
@@ -206,95 +201,76 @@ registrationSettings(const LinkCommandLine &CL, const DeviceWork &Work,
   return Settings;
 }
 
-namespace {
-/// A string, as a MemoryBuffer that owns it: what the server sent, not
-/// copied.
-class StringBuffer : public MemoryBuffer {
-public:
-  explicit StringBuffer(std::string Data) : Data(std::move(Data)) {
-    init(this->Data.data(), this->Data.data() + this->Data.size(),
-         /*RequiresNullTerminator=*/false);
-  }
-  BufferKind getBufferKind() const override { return MemoryBuffer_Malloc; }
+/// Whether a link reads its device images even when the cache keeps its
+/// registration objects: a dry run says what each device link would find,
+/// --offload-save-temps keeps the images, the resource report reads them,
+/// and a relocatable output's entries section is named after them.
+static bool readsEveryImage(const LinkCommandLine &CL) {
+  const OffloadOptions &Opts = CL.Offload;
+  return Opts.DryRun || Opts.SaveTemps || Opts.PrintResourceUsage ||
+         !Opts.ResourceUsageFile.empty() || CL.Relocatable;
+}
 
-private:
-  std::string Data;
-};
-} // namespace
-
-/// Looks \p Links up in \p Cache: the local directory first, then, at
-/// once, the server for what it lacks (a remote hit is kept locally).
-static void
-lookUpDeviceLinks(DeviceLinkCache &Cache,
-                  MutableArrayRef<PreparedDeviceLink> Links, const WorkDir &Dir,
-                  const OffloadOptions &Opts,
-                  function_ref<std::vector<std::string>()> RegistrationKeys) {
-  std::vector<CacheHit> Hits(Links.size(), CacheHit::None);
-  std::vector<size_t> Missed;
-  for (auto [N, Link] : enumerate(Links)) {
+/// Looks \p Links up in \p Cache, each tier at once: first the
+/// registration objects of their images (\p RegistrationKeys; a link whose
+/// object either tier keeps needs its image no more: the object holds it),
+/// then the images of the links still without one.
+static void lookUpDeviceLinks(
+    DeviceLinkCache &Cache, MutableArrayRef<PreparedDeviceLink> Links,
+    const WorkDir &Dir, const OffloadOptions &Opts,
+    function_ref<std::vector<RegistrationKey>()> RegistrationKeys) {
+  using Tier = DeviceLinkCache::Tier;
+  for (PreparedDeviceLink &Link : Links) {
     Expected<std::string> Key = Cache.key(Link, Dir);
-    if (!Key) {
+    if (!Key)
       reportWarning(Key.takeError());
-      continue;
-    }
-    Link.CacheKey = *Key;
-    Expected<std::unique_ptr<MemoryBuffer>> Entry =
-        Cache.lookup(*Key, Opts.DryRun);
-    if (!Entry) {
-      Link.CacheKey.clear();
-      reportWarning(Entry.takeError());
-      continue;
-    }
-    if (!*Entry) {
-      Missed.push_back(N);
-      continue;
-    }
-    Hits[N] = CacheHit::Local;
-    Link.CachedImage = DeviceLinkCache::contents(**Entry);
-    Link.CachedEntry = std::move(*Entry);
+    else
+      Link.CacheKey = std::move(*Key);
   }
-  if (RemoteCache *Remote = Cache.remote()) {
-    std::vector<std::string> Keys;
-    for (size_t N : Missed)
-      Keys.push_back(Links[N].CacheKey);
-    // With them, the registration objects those images will need that the
-    // directory lacks: one round trip to the server, not two.
-    std::vector<std::string> Registration;
-    if (!Opts.DryRun)
-      for (std::string &Key : RegistrationKeys()) {
-        Expected<std::unique_ptr<MemoryBuffer>> Entry = Cache.lookup(Key);
-        if (!Entry)
-          consumeError(Entry.takeError());
-        else if (!*Entry)
-          Registration.push_back(std::move(Key));
+  std::vector<Tier> Hits(Links.size(), Tier::None);
+  std::vector<bool> InRegistration(Links.size());
+  std::vector<RegistrationKey> Objects = RegistrationKeys();
+  std::vector<std::string> Keys;
+  for (const RegistrationKey &Object : Objects)
+    Keys.push_back(Object.Key);
+  std::vector<DeviceLinkCache::Found> Found =
+      Cache.lookUpEither(Keys, reportWarning);
+  for (auto [Object, F] : zip(Objects, Found)) {
+    if (F.Where != Tier::None)
+      for (const PreparedDeviceLink *Link : Object.Links) {
+        Hits[Link - Links.data()] = F.Where;
+        InRegistration[Link - Links.data()] = true;
       }
-    llvm::append_range(Keys, Registration);
-    std::vector<std::optional<std::string>> Found = Remote->lookup(Keys);
-    for (size_t I = Missed.size(); I != Keys.size(); ++I)
-      Cache.prefetched(Keys[I], std::move(Found[I]));
-    for (auto [I, N] : enumerate(Missed)) {
-      if (!Found[I])
-        continue;
-      Hits[N] = CacheHit::Remote;
-      if (Opts.DryRun)
-        continue;
-      if (Error E = Cache.keep(Links[N].CacheKey, *Found[I]))
-        reportWarning(std::move(E));
-      Links[N].CachedEntry =
-          std::make_unique<StringBuffer>(std::move(*Found[I]));
-      Links[N].CachedImage = Links[N].CachedEntry->getBuffer();
-    }
-    if (Opts.Verbose)
-      for (const std::string &Note : Remote->takeNotes())
-        errs() << ToolName << ": " << Note << "\n";
+    Cache.foundEarlier(Object.Key, std::move(F));
   }
+  Keys.clear();
+  std::vector<size_t> Asked;
+  for (auto [N, Link] : enumerate(Links))
+    if (!InRegistration[N] && !Link.CacheKey.empty()) {
+      Keys.push_back(Link.CacheKey);
+      Asked.push_back(N);
+    }
+  Found = Cache.lookUpEither(Keys, reportWarning, Opts.DryRun);
+  for (auto [N, F] : zip(Asked, Found)) {
+    PreparedDeviceLink &Link = Links[N];
+    if (F.Unusable) {
+      Link.CacheKey.clear();
+      continue;
+    }
+    Hits[N] = F.Where;
+    Link.CachedImage = F.Contents;
+    Link.CachedEntry = std::move(F.Entry);
+  }
+  if (Opts.Verbose && Cache.remote())
+    for (const std::string &Note : Cache.remote()->takeNotes())
+      errs() << ToolName << ": " << Note << "\n";
   for (auto [N, Link] : enumerate(Links)) {
     if (Link.CacheKey.empty())
       continue;
-    Link.Cached = Hits[N] != CacheHit::None && !Opts.DryRun;
-    ++(Hits[N] == CacheHit::Local    ? Cache.Counts.LocalHits
-       : Hits[N] == CacheHit::Remote ? Cache.Counts.RemoteHits
-                                     : Cache.Counts.Misses);
+    Link.Cached = Hits[N] != Tier::None && !Opts.DryRun;
+    ++(Hits[N] == Tier::Local    ? Cache.Counts.LocalHits
+       : Hits[N] == Tier::Remote ? Cache.Counts.RemoteHits
+                                 : Cache.Counts.Misses);
     if (!Opts.Verbose && !Opts.DryRun)
       continue;
     StringRef Said[] = {"miss", "local hit", "remote hit"};
@@ -302,7 +278,9 @@ lookUpDeviceLinks(DeviceLinkCache &Cache,
                          "would hit remotely"};
     errs() << ToolName << ": device-link cache: "
            << (Opts.DryRun ? Would : Said)[static_cast<int>(Hits[N])] << " for "
-           << Link.Job->name() << " (key " << shortKey(Link.CacheKey) << ")\n";
+           << Link.Job->name() << " (key " << shortKey(Link.CacheKey)
+           << (InRegistration[N] ? ", in its registration object" : "")
+           << ")\n";
   }
 }
 
@@ -345,6 +323,8 @@ prepareDeviceLinks(const LinkCommandLine &CL, const DeviceWork &Work,
   if (Cache) {
     Pass P("device-link cache lookup", Opts.Verbose);
     lookUpDeviceLinks(*Cache, Links, Dir, Opts, [&] {
+      if (readsEveryImage(CL))
+        return std::vector<RegistrationKey>();
       return registrationKeys(
           Links, Work.Host.HostTriple,
           registrationSettings(CL, Work, Cache, /*Warnings=*/nullptr));

@@ -56,8 +56,9 @@ llvm::Expected<DeviceWork> findDeviceWork(const LinkCommandLine &CL,
                                           const LinkInputs &Named,
                                           llvm::StringSet<> &Warned);
 
-/// Writes each job's images out and builds its command line, and takes
-/// the images \p Cache (when given) has of them; on a dry run, says what
+/// Builds each job's command line, and takes what \p Cache (when given)
+/// has of it: the registration object that holds its image, or the image;
+/// writes out the images of the links that run. On a dry run, says what
 /// would be linked and what the cache would give.
 llvm::Expected<std::vector<PreparedDeviceLink>>
 prepareDeviceLinks(const LinkCommandLine &CL, const DeviceWork &Work,

@@ -322,10 +322,10 @@ struct RegistrationGroups {
 };
 } // namespace
 
-std::vector<std::string>
+std::vector<RegistrationKey>
 registrationKeys(ArrayRef<PreparedDeviceLink> Links, const Triple &HostTriple,
                  const RegistrationSettings &Settings) {
-  std::vector<std::string> Keys;
+  std::vector<RegistrationKey> Keys;
   if (!Settings.Cache || Settings.Relocatable)
     return Keys;
   RegistrationGroups G(Links, Settings);
@@ -336,7 +336,7 @@ registrationKeys(ArrayRef<PreparedDeviceLink> Links, const Triple &HostTriple,
     if (!Kind->empty())
       if (std::string Key = registrationKey(*Kind, Name, HostTriple, Settings);
           !Key.empty())
-        Keys.push_back(std::move(Key));
+        Keys.push_back({std::move(Key), *Kind});
   return Keys;
 }
 

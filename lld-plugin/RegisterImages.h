@@ -54,11 +54,17 @@ llvm::Expected<RegistrationObjects> writeRegistrationObjects(
     llvm::ArrayRef<PreparedDeviceLink> Links, const llvm::Triple &HostTriple,
     const RegistrationSettings &Settings, const WorkDir &Dir);
 
-/// The cache keys of the objects writeRegistrationObjects() would take
-/// from Settings.Cache, so that they can be asked of the server with the
-/// device links' images, in one round trip. None for a relocatable output
-/// (its entries section is named after the images).
-std::vector<std::string>
+/// A registration object writeRegistrationObjects() would take from
+/// Settings.Cache: its key, and the links whose images it holds.
+struct RegistrationKey {
+  std::string Key;
+  std::vector<const PreparedDeviceLink *> Links;
+};
+/// Those of \p Links: a link whose object either tier keeps needs its image
+/// no more, so they are looked up first (and all at once). None for a
+/// relocatable output (its entries section is named after the images), nor
+/// for an object with an image that has no key.
+std::vector<RegistrationKey>
 registrationKeys(llvm::ArrayRef<PreparedDeviceLink> Links,
                  const llvm::Triple &HostTriple,
                  const RegistrationSettings &Settings);
