@@ -388,7 +388,10 @@ void RemoteCache::Impl::perform(std::vector<Transfer> &Transfers) {
 
 Expected<std::unique_ptr<RemoteCache>>
 RemoteCache::open(RemoteCacheConfig Config) {
-  Expected<Curl> C = Curl::load();
+  Expected<Curl> C = [] {
+    TimeTraceScope Scope("Offload: load libcurl");
+    return Curl::load();
+  }();
   if (!C)
     return createStringError(inconvertibleErrorCode(),
                              "cannot use the remote cache " + Config.shown() +
