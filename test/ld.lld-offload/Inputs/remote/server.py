@@ -105,6 +105,11 @@ class Faulty(http.server.BaseHTTPRequestHandler):
             self.answer(200, b"LLDOFFR1" + b"\0" * 100, length=100000)
             self.close_connection = True
             return
+        if m == "huge":
+            # A length no memory holds, and a short body.
+            self.answer(200, b"LLDOFFR1" + b"\0" * 100, length=1 << 62)
+            self.close_connection = True
+            return
         self.answer(404)
 
     def do_PUT(self):
