@@ -59,14 +59,11 @@ DeviceLinkCache::open(const OffloadOptions &Options,
     return nullptr;
   std::unique_ptr<RemoteCache> Remote;
   if (!RemoteSpec.empty()) {
-    Expected<RemoteCacheConfig> Config = RemoteCacheConfig::parse(RemoteSpec);
-    Expected<std::unique_ptr<RemoteCache>> Opened =
-        Config ? RemoteCache::open(std::move(*Config))
-               : Expected<std::unique_ptr<RemoteCache>>(Config.takeError());
-    if (Opened)
-      Remote = std::move(*Opened);
+    if (Expected<RemoteCacheConfig> Config =
+            RemoteCacheConfig::parse(RemoteSpec))
+      Remote = RemoteCache::open(std::move(*Config));
     else
-      Warn(Opened.takeError());
+      Warn(Config.takeError());
   }
   if (Dir.empty()) {
     if (!Remote)

@@ -316,6 +316,8 @@ size_t send(char *Data, size_t Size, size_t N, void *P) {
 
 struct RemoteCache::Impl {
   RemoteCacheConfig Config;
+  /// Whether libcurl is loaded (and C usable), once loaded() tried.
+  std::optional<bool> Loaded;
   Curl C;
   curl_slist *Headers = nullptr;
   std::mutex Lock; // what follows, shared with the upload thread
@@ -325,6 +327,11 @@ struct RemoteCache::Impl {
   std::atomic<bool> Failed{false};
   std::thread Uploader;
 
+  /// Loads libcurl the first time the server is to be asked (3-5 ms and 30
+  /// libraries: a link whose entries are all local never pays it); false,
+  /// after a warning and for the rest of the link, if it cannot be used.
+  /// On the link's thread, before any upload starts.
+  bool loaded();
   /// Runs \p Transfers at once; each ends with its result and status.
   void perform(std::vector<Transfer> &Transfers);
   /// A warning naming the server and what went wrong, once in a link; the
@@ -402,29 +409,37 @@ void RemoteCache::Impl::perform(std::vector<Transfer> &Transfers) {
                     .count();
 }
 
-Expected<std::unique_ptr<RemoteCache>>
-RemoteCache::open(RemoteCacheConfig Config) {
-  Expected<Curl> C = [] {
+std::unique_ptr<RemoteCache> RemoteCache::open(RemoteCacheConfig Config) {
+  auto I = std::make_unique<Impl>();
+  I->Config = std::move(Config);
+  return std::unique_ptr<RemoteCache>(new RemoteCache(std::move(I)));
+}
+
+bool RemoteCache::Impl::loaded() {
+  if (Loaded)
+    return *Loaded;
+  Expected<Curl> Got = [] {
     TimeTraceScope Scope("Offload: load libcurl");
     return Curl::load();
   }();
-  if (!C)
-    return createStringError(inconvertibleErrorCode(),
-                             "cannot use the remote cache " + Config.shown() +
-                                 ": " + toString(C.takeError()) +
-                                 "; linking without it");
-  auto I = std::make_unique<Impl>();
-  I->Config = std::move(Config);
-  I->C = *C;
+  Loaded = bool(Got);
+  if (!Got) {
+    Failed = true;
+    errs() << "ld.lld-offload: warning: cannot use the remote cache "
+           << Config.shown() << ": " << toString(Got.takeError())
+           << "; linking without it\n";
+    return false;
+  }
+  C = *Got;
   // No "Expect: 100-continue" before a PUT's body: a round trip less, and
   // servers that do not answer it are not waited for.
-  I->Headers = I->C.slist_append(I->Headers, "Expect:");
-  if (!I->Config.BearerToken.empty())
-    I->Headers = I->C.slist_append(
-        I->Headers, ("Authorization: Bearer " + I->Config.BearerToken).c_str());
-  for (const auto &[Name, Value] : I->Config.Headers)
-    I->Headers = I->C.slist_append(I->Headers, (Name + ": " + Value).c_str());
-  return std::unique_ptr<RemoteCache>(new RemoteCache(std::move(I)));
+  Headers = C.slist_append(Headers, "Expect:");
+  if (!Config.BearerToken.empty())
+    Headers = C.slist_append(
+        Headers, ("Authorization: Bearer " + Config.BearerToken).c_str());
+  for (const auto &[Name, Value] : Config.Headers)
+    Headers = C.slist_append(Headers, (Name + ": " + Value).c_str());
+  return true;
 }
 
 RemoteCache::RemoteCache(std::unique_ptr<Impl> I) : I(std::move(I)) {}
@@ -440,7 +455,7 @@ const RemoteCacheConfig &RemoteCache::config() const { return I->Config; }
 std::vector<std::optional<std::string>>
 RemoteCache::lookup(ArrayRef<std::string> Keys) {
   std::vector<std::optional<std::string>> Found(Keys.size());
-  if (I->Failed || Keys.empty())
+  if (I->Failed || Keys.empty() || !I->loaded())
     return Found;
   TimeTraceScope Scope("Offload: remote cache lookup");
   std::vector<Transfer> Gets(Keys.size());
@@ -478,7 +493,7 @@ RemoteCache::lookup(ArrayRef<std::string> Keys) {
 
 void RemoteCache::upload(
     std::vector<std::pair<std::string, std::string>> Entries) {
-  if (I->Config.ReadOnly || I->Failed || Entries.empty())
+  if (I->Config.ReadOnly || I->Failed || Entries.empty() || !I->loaded())
     return;
   finish();
   std::vector<Transfer> Puts;

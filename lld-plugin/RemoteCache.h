@@ -14,8 +14,9 @@
 // token, a password, header values) are never printed.
 //
 // libcurl (HTTP/1.1 keep-alive, TLS, timeouts, proxy variables, ~/.netrc)
-// is loaded only when a remote cache is set: linked in, it would cost every
-// link its start-up.
+// is loaded only when the server is to be asked: linked in, it would cost
+// every link its start-up, and a relink whose entries are all in the local
+// directory does not ask.
 //
 //===----------------------------------------------------------------------===//
 
@@ -89,10 +90,10 @@ void maskRemoteCacheSecrets(char *Arg);
 
 class RemoteCache {
 public:
-  /// Loads libcurl for \p Config. Fails (a warning: the link goes on
-  /// without the remote tier) if it cannot be loaded.
-  static llvm::Expected<std::unique_ptr<RemoteCache>>
-  open(RemoteCacheConfig Config);
+  /// The server \p Config names. libcurl is loaded when the server is
+  /// first asked; one that cannot be used is a warning then, and the link
+  /// goes on without the remote tier.
+  static std::unique_ptr<RemoteCache> open(RemoteCacheConfig Config);
   ~RemoteCache();
 
   /// What the server has under each of \p Keys, all asked at once: the
