@@ -17,10 +17,9 @@ nginx (WebDAV) on this machine, in one run, medians of interleaved rounds:
 
 Machine B's floor: the warm local relink plus what no client of the server
 can skip, the curl tool (the same libcurl, loaded the same way) fetching
-the entries machine B uses (those machine A's link put on the server), all
-at once; and a lower one, curl fetching the registration object alone (the
-largest entry: its fat binary holds every image), all a relink would need
-if it fetched the images only when that object is missing.
+what machine B fetches: the registration object (the largest entry of
+those machine A's link put on the server: its fat binary holds every
+image; the images are fetched only when it is missing).
 
   bench/remote_cache.py [--build BUILD] [--repeat 3] [--quick]
 """
@@ -86,13 +85,10 @@ def main():
                           os.path.join(a, "local")], a, quiet=True)
             entries = sorted(stored(srv) - before, key=lambda e: -os.path.getsize(
                 os.path.join(srv, "store", e)))
-            curl = ["curl", "-s", "-f", "-Z", "--parallel-max", "64"]
-            fetch, fetch1 = list(curl), list(curl)
-            for entry in entries:
-                fetch += [url + "/" + entry, "-o", "/dev/null"]
-            fetch1 += [url + "/" + entries[0], "-o", "/dev/null"]
-            t_b, t_up, t_warm, t_cold, t_none, t_dead, t_unr, t_fetch, t_fetch1 = (
-                [], [], [], [], [], [], [], [], [])
+            fetch = ["curl", "-s", "-f", url + "/" + entries[0], "-o",
+                     "/dev/null"]
+            t_b, t_up, t_warm, t_cold, t_none, t_dead, t_unr, t_fetch = (
+                [], [], [], [], [], [], [], [])
             for r in range(args.repeat):
                 local_b = os.path.join(b, "local%d" % r)
                 runs = [
@@ -106,30 +102,28 @@ def main():
                     (t_dead, ours + ["-Wl,--offload-remote-cache=http://127.0.0.1:1"], a),
                     (t_unr, ours + ["-Wl,--offload-remote-cache=http://10.255.255.1:8080|connect-timeout=100"], a),
                     (t_fetch, fetch, b),
-                    (t_fetch1, fetch1, b),
                 ]
                 for times, cmd, cwd in (runs if r % 2 == 0 else runs[::-1]):
                     times.append(timed(cmd, cwd, quiet=True))
             m = {k: statistics.median(v) for k, v in (
                 ("b", t_b), ("up", t_up), ("warm", t_warm), ("cold", t_cold),
                 ("none", t_none), ("dead", t_dead), ("unr", t_unr),
-                ("fetch", t_fetch), ("fetch1", t_fetch1))}
+                ("fetch", t_fetch))}
             rows.append((n, m))
     finally:
         subprocess.call([sys.executable, SERVER, "stop", srv])
         shutil.rmtree(work, ignore_errors=True)
-    print("%-6s %9s %9s %9s %8s %9s %9s %9s %9s %9s %9s %9s %9s %9s %11s" % (
+    print("%-6s %9s %9s %9s %8s %9s %9s %9s %9s %9s %9s %9s %9s" % (
         "archs", "B s", "clang s", "warm s", "clang/B", "B/warm",
-        "fetch s", "floor/warm", "B/floor", "fetch1 s", "floor1/warm",
-        "cold s", "none s", "cold/none", "dead/none") + " %11s" % "unroutable")
+        "fetch s", "floor/warm", "B/floor", "cold s", "none s", "cold/none",
+        "dead/none") + " %11s" % "unroutable")
     for n, m in rows:
-        floor, floor1 = m["warm"] + m["fetch"], m["warm"] + m["fetch1"]
-        print("%-6d %9.3f %9.3f %9.3f %8.1f %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f %+10.3fs" % (
+        floor = m["warm"] + m["fetch"]
+        print("%-6d %9.3f %9.3f %9.3f %8.1f %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f %+10.3fs" % (
             n, m["b"], m["up"], m["warm"], m["up"] / m["b"],
             m["b"] / m["warm"], m["fetch"], floor / m["warm"], m["b"] / floor,
-            m["fetch1"], floor1 / m["warm"], m["cold"], m["none"],
-            m["cold"] / m["none"], m["dead"] / m["none"],
-            m["unr"] - m["none"]))
+            m["cold"], m["none"], m["cold"] / m["none"],
+            m["dead"] / m["none"], m["unr"] - m["none"]))
     libs = subprocess.check_output(["ldd", linker], text=True)
     print("libcurl linked into ld.lld-offload: %s" %
           ("yes" if "curl" in libs else "no (loaded only for a remote cache)"))
