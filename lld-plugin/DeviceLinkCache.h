@@ -175,6 +175,11 @@ private:
   llvm::StringMap<Found> Earlier;
 };
 
+/// The GNU build ID (its bytes) among the ELF notes \p Notes, a PT_NOTE
+/// segment aligned to \p Align; nothing if none is there whole.
+std::optional<llvm::StringRef> findGNUBuildID(llvm::StringRef Notes,
+                                              uint64_t Align);
+
 /// The BLAKE3 hash of \p Data, in hex.
 std::string contentHash(llvm::StringRef Data);
 

@@ -33,6 +33,26 @@ using namespace llvm;
 
 namespace offload {
 
+std::optional<StringRef> findGNUBuildID(StringRef Notes, uint64_t Align) {
+  // Each note: its header and its name, then, at the segment's alignment
+  // (4, or 8 for GNU property notes) from the note's start, its
+  // descriptor; the next note at that alignment again.
+  Align = std::max<uint64_t>(Align, 4);
+  while (Notes.size() >= sizeof(ElfW(Nhdr))) {
+    ElfW(Nhdr) Note;
+    memcpy(&Note, Notes.data(), sizeof(Note));
+    uint64_t Desc = alignTo(sizeof(Note) + Note.n_namesz, Align);
+    if (Desc + Note.n_descsz > Notes.size())
+      return std::nullopt;
+    if (Note.n_type == NT_GNU_BUILD_ID &&
+        Notes.substr(sizeof(Note), Note.n_namesz) == StringRef("GNU", 4))
+      return Notes.substr(Desc, Note.n_descsz);
+    Notes = Notes.drop_front(
+        std::min<uint64_t>(alignTo(Desc + Note.n_descsz, Align), Notes.size()));
+  }
+  return std::nullopt;
+}
+
 /// The GNU build ID, in hex, of the loaded object that holds \p Address
 /// (libLLVM.so, or this executable): read from its notes in memory, where
 /// the loader mapped them, not from its file (libLLVM is 100 MB). "none" if
@@ -55,33 +75,16 @@ static std::string loadedBuildID(const void *Address) {
             }))
           return 0;
         S.ID = "none";
-        for (const ElfW(Phdr) & P : Phdrs) {
-          if (P.p_type != PT_NOTE)
-            continue;
-          // Each note: its header, then its name and its descriptor, each
-          // padded to the segment's alignment (4, or 8 for GNU property
-          // notes).
-          uint64_t Align = std::max<uint64_t>(P.p_align, 4);
-          StringRef Notes(
-              reinterpret_cast<const char *>(Info->dlpi_addr + P.p_vaddr),
-              P.p_memsz);
-          while (Notes.size() >= sizeof(ElfW(Nhdr))) {
-            ElfW(Nhdr) Note;
-            memcpy(&Note, Notes.data(), sizeof(Note));
-            uint64_t Name = alignTo(Note.n_namesz, Align);
-            uint64_t Desc = alignTo(Note.n_descsz, Align);
-            if (Notes.size() - sizeof(Note) < Name + Desc)
+        for (const ElfW(Phdr) & P : Phdrs)
+          if (P.p_type == PT_NOTE)
+            if (std::optional<StringRef> ID =
+                    findGNUBuildID(StringRef(reinterpret_cast<const char *>(
+                                                 Info->dlpi_addr + P.p_vaddr),
+                                             P.p_memsz),
+                                   P.p_align)) {
+              S.ID = toHex(*ID, /*LowerCase=*/true);
               break;
-            StringRef Body = Notes.drop_front(sizeof(Note));
-            if (Note.n_type == NT_GNU_BUILD_ID &&
-                Body.take_front(Note.n_namesz) == StringRef("GNU", 4)) {
-              S.ID = toHex(Body.substr(Name, Note.n_descsz),
-                           /*LowerCase=*/true);
-              return 1;
             }
-            Notes = Body.drop_front(Name + Desc);
-          }
-        }
         return 1;
       },
       &Found);
