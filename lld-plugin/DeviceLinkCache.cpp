@@ -22,6 +22,7 @@
 #include "llvm/Support/Program.h"
 
 #include <ctime>
+#include <fcntl.h>
 #include <sys/stat.h>
 
 using namespace llvm;
@@ -281,6 +282,14 @@ DeviceLinkCache::lookUpEither(ArrayRef<std::string> Keys,
     Result[N].Contents = Result[N].Entry->getBuffer();
   }
   return Result;
+}
+
+void DeviceLinkCache::markUsed(ArrayRef<std::string> Keys) {
+  if (!Cache)
+    return;
+  const struct timespec Times[2] = {{0, UTIME_NOW}, {0, UTIME_OMIT}};
+  for (const std::string &Key : Keys)
+    ::utimensat(AT_FDCWD, entryPath(Key).c_str(), Times, 0); // gone: no matter
 }
 
 void DeviceLinkCache::foundEarlier(StringRef Key, Found F) {

@@ -52,7 +52,9 @@ public:
   /// null when neither does. Fails if its directory cannot be made (a
   /// warning: the link goes on without it).
   /// With --offload-remote-cache= (or LLD_OFFLOAD_REMOTE_CACHE), its
-  /// remote tier too, or alone; one that cannot be used is said to \p Warn.
+  /// remote tier too, or alone; a value that cannot be read is said to
+  /// \p Warn, a libcurl that cannot be loaded is a warning when the server
+  /// is first to be asked (RemoteCache.h).
   static llvm::Expected<std::unique_ptr<DeviceLinkCache>>
   open(const OffloadOptions &Options,
        llvm::function_ref<void(llvm::Error)> Warn);
@@ -86,6 +88,10 @@ public:
   std::vector<Found> lookUpEither(llvm::ArrayRef<std::string> Keys,
                                   llvm::function_ref<void(llvm::Error)> Warn,
                                   bool DryRun = false);
+  /// Marks the local entries of \p Keys used now (their access time, which
+  /// pruning goes by), as a hit would, without reading them: the images a
+  /// registration object holds are kept while the object is used.
+  void markUsed(llvm::ArrayRef<std::string> Keys);
   /// Hands \p F, what lookUpEither() found of \p Key, to fetchEither(),
   /// which then asks neither tier again.
   void foundEarlier(llvm::StringRef Key, Found F);
@@ -98,6 +104,11 @@ public:
   llvm::Error storeEither(llvm::StringRef Key, llvm::StringRef Output);
   /// Entries that storeEither() left for the next upload.
   std::vector<std::pair<std::string, std::string>> PendingUploads;
+  /// Registration objects (key, file) made of images linked without the
+  /// host's static archives, which may need one: kept once the host link
+  /// shows they do not (keepDeviceLinks()), as those images are; a relink
+  /// that took such an object would not link the image again to find out.
+  std::vector<std::pair<std::string, std::string>> KeepIfWhole;
 
   /// Waits for the uploads to the server, and says under --offload-verbose
   /// what the cache did: hits, misses, bytes down and up, time waited.

@@ -15,6 +15,7 @@
 #include "format/TargetSelection.h"
 
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/WithColor.h"
 
 #include <set>
@@ -241,6 +242,13 @@ static void lookUpDeviceLinks(
         Hits[Link - Links.data()] = F.Where;
         InRegistration[Link - Links.data()] = true;
       }
+    // Its images, unread, are as used as it is.
+    if (F.Where == Tier::Local) {
+      std::vector<std::string> Images;
+      for (const PreparedDeviceLink *Link : Object.Links)
+        Images.push_back(Link->CacheKey);
+      Cache.markUsed(Images);
+    }
     Cache.foundEarlier(Object.Key, std::move(F));
   }
   Keys.clear();
@@ -381,7 +389,15 @@ void uploadCompleteDeviceLinks(DeviceLinkCache &Cache,
 
 void keepDeviceLinks(DeviceLinkCache &Cache,
                      ArrayRef<PreparedDeviceLink> Links) {
-  // What may have needed an archive is known to be whole now.
+  // What may have needed an archive is known to be whole now: the
+  // registration objects made of such images, and the images.
+  for (const auto &[Key, Object] : std::exchange(Cache.KeepIfWhole, {}))
+    if (Error E = Cache.storeEither(Key, Object))
+      reportWarning(createStringError(
+          inconvertibleErrorCode(),
+          "cannot keep the registration object " + sys::path::filename(Object) +
+              " in the device-link cache '" + Cache.directory() +
+              "': " + toString(std::move(E))));
   uploadDeviceLinks(Cache, Links, [](const PreparedDeviceLink &Link) {
     return Link.omitsArchives();
   });
@@ -402,6 +418,9 @@ registerImages(const LinkCommandLine &CL, const DeviceWork &Work,
                ArrayRef<PreparedDeviceLink> Links, const WorkDir &Dir,
                DeviceLinkCache *Cache, std::vector<std::string> Keep) {
   const OffloadOptions &Opts = CL.Offload;
+  // What an earlier round left to keep was not whole.
+  if (Cache)
+    Cache->KeepIfWhole.clear();
   std::vector<std::string> Warnings;
   RegistrationSettings Settings =
       registrationSettings(CL, Work, Cache, &Warnings);

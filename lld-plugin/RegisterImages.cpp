@@ -220,7 +220,8 @@ static std::string registrationKey(ArrayRef<const PreparedDeviceLink *> Links,
                                    StringRef Name, const Triple &HostTriple,
                                    const RegistrationSettings &Settings) {
   CacheKeyHasher H;
-  H.add("format", "lld-offload registration object 1");
+  // 2: objects of images that may not be whole are no longer kept.
+  H.add("format", "lld-offload registration object 2");
   H.add("object", Name);
   H.add("host", HostTriple.str());
   H.add("entries", Settings.EntriesSection);
@@ -274,13 +275,23 @@ cachedRegistration(ArrayRef<const PreparedDeviceLink *> Links, StringRef Name,
     return Path;
   }
   Expected<std::string> Written = Write();
-  if (Written)
-    if (Error E = Settings.Cache->storeEither(Key, *Written))
-      reportWarning(createStringError(inconvertibleErrorCode(),
-                                      "cannot keep the registration object " +
-                                          Name + " in the device-link cache '" +
-                                          Settings.Cache->directory() +
-                                          "': " + toString(std::move(E))));
+  if (!Written)
+    return Written;
+  // An image linked here without the host's static archives may turn out
+  // to need one (the host link tells): its object is kept when the image
+  // is, once that is known.
+  if (llvm::any_of(Links, [](const PreparedDeviceLink *Link) {
+        return !Link->Cached && Link->omitsArchives();
+      })) {
+    Settings.Cache->KeepIfWhole.emplace_back(Key, *Written);
+    return Written;
+  }
+  if (Error E = Settings.Cache->storeEither(Key, *Written))
+    reportWarning(createStringError(inconvertibleErrorCode(),
+                                    "cannot keep the registration object " +
+                                        Name + " in the device-link cache '" +
+                                        Settings.Cache->directory() +
+                                        "': " + toString(std::move(E))));
   return Written;
 }
 
