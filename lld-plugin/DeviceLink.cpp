@@ -340,8 +340,12 @@ Expected<std::unique_ptr<MemoryBuffer>> PreparedDeviceLink::readOutput() const {
 }
 
 Error PreparedDeviceLink::writeOutput() const {
-  return CachedEntry ? writeFileDirectly(Output, CachedImage)
-                     : Error::success();
+  if (CachedEntry)
+    return writeFileDirectly(Output, CachedImage);
+  // An image that was never read cannot be written: the same error.
+  if (Cached)
+    return readOutput().takeError();
+  return Error::success();
 }
 
 /// The error for a failed device link: the job, its inputs, the linker's

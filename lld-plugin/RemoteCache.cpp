@@ -484,7 +484,8 @@ RemoteCache::lookup(ArrayRef<std::string> Keys) {
       continue;
     }
     ++I->Sum.Hits;
-    // The contents are the body after its header: moved, not copied.
+    // The contents are the body after its header, erased in place: no
+    // second buffer.
     T.Body.erase(0, RemoteHeaderSize);
     Found[N] = std::move(T.Body);
   }
