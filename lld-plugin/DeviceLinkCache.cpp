@@ -178,19 +178,6 @@ StringRef DeviceLinkCache::contents(const MemoryBuffer &Entry) {
   return Entry.getBuffer().drop_front(EntryHeaderSize);
 }
 
-Expected<bool> DeviceLinkCache::fetch(StringRef Key, StringRef Output,
-                                      bool DryRun) {
-  Expected<std::unique_ptr<MemoryBuffer>> Entry = lookup(Key, DryRun);
-  if (!Entry)
-    return Entry.takeError();
-  if (!*Entry)
-    return false;
-  if (!DryRun)
-    if (Error E = writeFileDirectly(Output, contents(**Entry)))
-      return std::move(E);
-  return true;
-}
-
 std::string DeviceLinkCache::entryPath(StringRef Key) const {
   SmallString<128> Entry(Directory);
   sys::path::append(Entry, "llvmcache-" + Key);
@@ -298,30 +285,22 @@ void DeviceLinkCache::foundEarlier(StringRef Key, Found F) {
 
 Expected<DeviceLinkCache::Tier> DeviceLinkCache::fetchEither(StringRef Key,
                                                              StringRef Output) {
+  Found F;
   if (auto It = Earlier.find(Key); It != Earlier.end()) {
-    Found F = std::move(It->second);
+    F = std::move(It->second);
     Earlier.erase(It);
-    if (F.Where != Tier::None)
-      if (Error E = writeFileDirectly(Output, F.Contents))
-        return std::move(E);
-    return F.Where;
+  } else {
+    Error Failed = Error::success();
+    F = std::move(lookUpEither({Key.str()}, [&](Error E) {
+                    Failed = joinErrors(std::move(Failed), std::move(E));
+                  }).front());
+    if (Failed)
+      return std::move(Failed);
   }
-  Expected<bool> Local = fetch(Key, Output);
-  if (!Local)
-    return Local.takeError();
-  if (*Local)
-    return Tier::Local;
-  if (!Remote)
-    return Tier::None;
-  std::optional<std::string> Answer =
-      std::move(Remote->lookup({Key.str()}).front());
-  if (!Answer)
-    return Tier::None;
-  if (Error E = writeFileDirectly(Output, *Answer))
-    return std::move(E);
-  if (Error E = keep(Key, *Answer))
-    return std::move(E);
-  return Tier::Remote;
+  if (F.Where != Tier::None)
+    if (Error E = writeFileDirectly(Output, F.Contents))
+      return std::move(E);
+  return F.Where;
 }
 
 Error DeviceLinkCache::storeEither(StringRef Key, StringRef Output) {

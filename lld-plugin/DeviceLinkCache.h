@@ -96,8 +96,7 @@ public:
   /// which then asks neither tier again.
   void foundEarlier(llvm::StringRef Key, Found F);
   /// Writes what either tier keeps under \p Key to \p Output: what
-  /// foundEarlier() was told of it, or the local directory, then the server (a
-  /// remote hit is kept locally).
+  /// foundEarlier() was told of it, or what lookUpEither() finds.
   llvm::Expected<Tier> fetchEither(llvm::StringRef Key, llvm::StringRef Output);
   /// Keeps the file \p Output under \p Key locally, and sends it to the
   /// server with the next upload of device images.
@@ -130,12 +129,6 @@ public:
   llvm::Expected<std::string>
   remembered(llvm::StringRef Kind, llvm::StringRef Path,
              llvm::function_ref<llvm::Expected<std::string>()> Compute);
-
-  /// Writes the image kept under \p Key to \p Output; false when there is
-  /// none. An entry that is not whole is removed and is no hit.
-  /// \p DryRun only looks.
-  llvm::Expected<bool> fetch(llvm::StringRef Key, llvm::StringRef Output,
-                             bool DryRun = false);
 
   /// Keeps the image at \p Output under \p Key.
   llvm::Error store(llvm::StringRef Key, llvm::StringRef Output);
