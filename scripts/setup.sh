@@ -4,7 +4,7 @@
 #   setup.sh test   runs every test (lit tool/end-to-end tests and GoogleTest
 #                   units), then again on a sanitizer build (build-asan/,
 #                   ASan+UBSan; LLD_OFFLOAD_SANITIZE_TESTS=0 skips it), and
-#                   prints "N passed, N failed" for each and both.
+#                   prints "N passed, N failed, N skipped" for each and both.
 # Idempotent: packages are installed only when missing, CMake configures only
 # once, and ninja rebuilds only what changed.
 set -euo pipefail
@@ -45,22 +45,43 @@ if [[ "$mode" == demo ]]; then
   exec bash "$root/scripts/demo.sh" "$build"
 fi
 
-# Runs the lit suites of build directory $1 and prints "lit ($2): N passed,
-# N failed"; returns lit's status.
+# Prints the sum of the results named by the regular expression $2 in lit's
+# closing summary in log $1: "Total Discovered Tests: N", then a line per
+# result ("  Passed     : 221 (97.79%)", the names padded when there are
+# several). Only the last such summary is read: what -v prints of a failed
+# test's output comes before it and may hold lines of the same shape.
+lit_count() {
+  awk -v re="^ *($2) *: " '/^Total Discovered Tests:/{s=1; n=0}
+    s && $0 ~ re {sub(/^[^:]*: */, ""); n+=$1} END{print n+0}' "$1"
+}
+
+# Runs the lit suites of build directory $1, prints "lit ($2): N passed,
+# N failed, N skipped", adds them to the totals; returns lit's status, or 1
+# when it counted a failure that lit's status does not show.
 run_suite() {
-  local dir=$1 label=$2 log="$1/test-results.txt" status passed failed
+  local dir=$1 label=$2 log="$1/test-results.txt" status passed failed skipped
   set +e
   "$llvm/bin/lit" -sv "$dir/unittests" "$dir/test" 2>&1 | tee "$log"
   status=${PIPESTATUS[0]}
   set -e
-  # lit pads the names when it prints several ("Passed     : 221").
-  passed=$(awk '/^ *(Passed|Expectedly Failed|Unsupported) *: /{sub(/^[^:]*: */, ""); n+=$1} END{print n+0}' "$log")
-  failed=$(awk '/^ *(Failed|Unexpectedly Passed|Timed Out|Unresolved) *: /{sub(/^[^:]*: */, ""); n+=$1} END{print n+0}' "$log")
-  summary+=("lit ($label): $passed passed, $failed failed")
+  # An expected failure (XFAIL) ran and gave the result its test states, so
+  # it counts as passed, as lit counts it a success; only the tests that did
+  # not run count as skipped: Unsupported (a REQUIRES or UNSUPPORTED line),
+  # Skipped and Excluded (left out by --max-tests, --filter-out, ...).
+  passed=$(lit_count "$log" 'Passed|Passed With Retry|Expectedly Failed')
+  failed=$(lit_count "$log" 'Failed|Unexpectedly Passed|Timed Out|Unresolved')
+  skipped=$(lit_count "$log" 'Unsupported|Skipped|Excluded')
+  summary+=("lit ($label): $passed passed, $failed failed, $skipped skipped")
+  total_passed=$((total_passed + passed))
+  total_failed=$((total_failed + failed))
+  total_skipped=$((total_skipped + skipped))
+  # An unexpected pass is a failure here, whatever status lit gives it.
+  if ((status == 0 && failed > 0)); then status=1; fi
   return "$status"
 }
 
 summary=()
+total_passed=0 total_failed=0 total_skipped=0
 echo "== testing"
 status=0
 run_suite "$build" "$(basename "$build")" || status=1
@@ -82,5 +103,5 @@ fi
 
 printf '%s\n' "${summary[@]}"
 # The last line sums both runs.
-awk -v s="${summary[*]}" 'BEGIN{n=split(s,w," "); for(i=1;i<=n;i++){if(w[i]=="passed,")p+=w[i-1]; if(w[i]=="failed"||w[i]=="failed,")f+=w[i-1]} print "lit: " p " passed, " f " failed"}'
+echo "lit: $total_passed passed, $total_failed failed, $total_skipped skipped"
 exit "$status"
