@@ -194,10 +194,27 @@ Findings linkHost(LinkState &S, ArrayRef<std::string> Extra) {
     WhyExtract = S.Dir.path("why-extract.txt");
     Args.push_back("--why-extract=" + WhyExtract);
   }
-  raw_string_ostream Held(F.HeldMessages);
+  // LLD's messages are held while they may be dropped, and read before
+  // they are said when the link registers CUDA or HIP device code: a
+  // runtime that the registration calls and the link lacks is said as
+  // such, in place of LLD's errors naming the registration object.
+  bool ReadsMessages = llvm::any_of(S.Work.Jobs, [](const DeviceLinkJob &Job) {
+    return Job.Kind == OffloadKind::Cuda || Job.Kind == OffloadKind::HIP;
+  });
+  std::string Messages;
+  raw_string_ostream MessagesOS(Messages);
   F.Status = linkHost(
       S.Session, S.CL, Args, &S.Dir, F.HostLoaded ? &*F.HostLoaded : nullptr,
-      WhyExtract.empty() ? static_cast<raw_ostream &>(errs()) : Held);
+      WhyExtract.empty() && !ReadsMessages ? static_cast<raw_ostream &>(errs())
+                                           : MessagesOS);
+  if (F.Status != 0 && ReadsMessages && WhyExtract.empty())
+    for (OffloadKind Kind : {OffloadKind::Cuda, OffloadKind::HIP})
+      if (Error E = takeMissingRuntimeErrors(Messages, Kind, S.Opts))
+        reportError(std::move(E));
+  if (WhyExtract.empty())
+    errs() << Messages;
+  else
+    F.HeldMessages = std::move(Messages);
   if (F.Status == 0 && !WhyExtract.empty()) {
     ErrorOr<std::unique_ptr<MemoryBuffer>> Why =
         MemoryBuffer::getFile(WhyExtract);

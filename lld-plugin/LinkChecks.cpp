@@ -10,6 +10,8 @@
 #include "llvm/Support/Path.h"
 #include "llvm/TargetParser/Triple.h"
 
+#include <optional>
+
 using namespace llvm;
 
 namespace offload {
@@ -105,6 +107,85 @@ static Error checkTripleOptions(const OffloadOptions &Opts,
   for (const auto &[TripleName, Arg] : Opts.DeviceLinkerArgs)
     Check("--offload-device-linker-arg", TripleName, Arg);
   return Error::success();
+}
+
+/// The symbol of LLD's error \p Line if it says one is undefined
+/// ("ld.lld: error: undefined symbol: <name>", or "undefined hidden symbol").
+static std::optional<StringRef> undefinedSymbol(StringRef Line) {
+  if (!Line.contains("error: "))
+    return std::nullopt;
+  for (StringRef What : {"undefined symbol: ", "undefined hidden symbol: ",
+                         "undefined protected symbol: "})
+    if (size_t At = Line.find(What); At != StringRef::npos)
+      return Line.substr(At + What.size()).trim();
+  return std::nullopt;
+}
+
+/// True if \p Symbol is one the registration object of \p Kind calls and
+/// its runtime defines (wrapper-ir/: __cudaRegisterFatBinary,
+/// __hipRegisterFunction, __cudaUnregisterFatBinary, ...). The launch
+/// interface that kernel stubs call (cudaLaunchKernel, ...) is left out:
+/// LLD's errors for it name the user's objects, which are there.
+static bool isRegistrationFunction(StringRef Symbol, OffloadKind Kind) {
+  StringRef Prefix = Kind == OffloadKind::Cuda ? "__cuda" : "__hip";
+  return Symbol.consume_front(Prefix) &&
+         (Symbol.starts_with("Register") ||
+          Symbol.starts_with("UnregisterFatBinary"));
+}
+
+Error takeMissingRuntimeErrors(std::string &Messages, OffloadKind Kind,
+                               const OffloadOptions &Opts) {
+  if (Kind != OffloadKind::Cuda && Kind != OffloadKind::HIP)
+    return Error::success();
+  // LLD's diagnostics: a line, then its ">>> " lines; those of several lines
+  // are set apart by an empty line, taken out with them.
+  SmallVector<StringRef, 64> Lines;
+  StringRef(Messages).split(Lines, '\n');
+  std::vector<StringRef> Kept;
+  std::vector<std::string> Undefined;
+  for (size_t I = 0; I != Lines.size();) {
+    size_t End = I + 1;
+    while (End != Lines.size() && Lines[End].starts_with(">>> "))
+      ++End;
+    std::optional<StringRef> Symbol = undefinedSymbol(Lines[I]);
+    if (!Symbol || !isRegistrationFunction(*Symbol, Kind)) {
+      Kept.insert(Kept.end(), Lines.begin() + I, Lines.begin() + End);
+      I = End;
+      continue;
+    }
+    if (!is_contained(Undefined, *Symbol))
+      Undefined.push_back(Symbol->str());
+    if (End != Lines.size() && Lines[End].empty())
+      ++End;
+    I = End;
+  }
+  if (Undefined.empty())
+    return Error::success();
+  Messages = join(Kept, "\n");
+  // The first of them names the runtime's interface; all of them, a line
+  // too long to read.
+  llvm::sort(Undefined);
+  std::string Names = Undefined.front();
+  if (Undefined.size() > 1)
+    Names += " and " + std::to_string(Undefined.size() - 1) + " more";
+  if (Kind == OffloadKind::HIP)
+    return createStringError(
+        inconvertibleErrorCode(),
+        "the registration of the HIP device code needs the HIP runtime "
+        "library (libamdhip64), which this link does not link (undefined: " +
+            Names +
+            "); add -lamdhip64 and ROCm's library directory "
+            "(-L/opt/rocm/lib by default), or link with clang --hip-link");
+  SmallString<128> LibDir(Opts.CudaPath);
+  sys::path::append(LibDir, "lib64");
+  return createStringError(
+      inconvertibleErrorCode(),
+      "the registration of the CUDA device code needs the CUDA runtime "
+      "library (libcudart), which this link does not link (undefined: " +
+          Names +
+          "); add -lcudart (or -lcudart_static) and the CUDA toolkit's "
+          "library directory, -L" +
+          LibDir.str());
 }
 
 Expected<std::vector<std::string>>

@@ -4,6 +4,10 @@
 // no device link is for, a device library that is not there, an OpenMP
 // runtime that cannot serve device code, an offload runtime the host link
 // will not find. And the arguments that add that runtime to the host link.
+// The CUDA and HIP runtimes are the command line's to link, and anything
+// the link loads may define what the registration calls (a stand-in
+// object, a linker script's input): their absence is said once the host
+// link shows it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -33,6 +37,15 @@ std::vector<std::string> runtimeArguments(const LinkCommandLine &CL);
 /// and the warnings to print (options naming a triple no link is for).
 llvm::Expected<std::vector<std::string>>
 checkLinkOptions(const LinkCommandLine &CL, llvm::ArrayRef<DeviceLinkJob> Jobs);
+
+/// LLD's messages \p Messages, of a host link that failed, with its errors
+/// for the registration functions of the \p Kind (CUDA or HIP) runtime that
+/// no input defines taken out: each names the registration object, a work
+/// file gone after the link, and none says what is missing. The error that
+/// takes their place names the runtime library and the option that links
+/// it; success if \p Messages has none.
+llvm::Error takeMissingRuntimeErrors(std::string &Messages, OffloadKind Kind,
+                                     const OffloadOptions &Opts);
 
 } // namespace offload
 
