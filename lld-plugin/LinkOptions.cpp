@@ -39,18 +39,26 @@ static StringRef optionName(StringRef Arg) {
   return Arg;
 }
 
-/// "unknown option '--offload-job'; did you mean '--offload-jobs'?"
+/// "unknown option '--offload-job'; did you mean '--offload-jobs'?": the
+/// option OptTable::findNearest finds two edits away at most (a typo), else
+/// the option whose name the one written is cut short of at a '-', with the
+/// fewest words left off (--offload-cache= for --offload-cache-dir=: edits
+/// cannot say it, as --offload-arch= is nearer to it).
 static Error unknownOption(StringRef Arg) {
+  // Named as --help lists them: two dashes, no value.
   StringRef Name = optionName(Arg).split('=').first;
-  std::string Best;
-  unsigned BestDistance = 3; // two typos at most
-  for (const ListedOption &Known : listedOptions()) {
-    unsigned D = Name.edit_distance(Known.Name, true, BestDistance);
-    if (D < BestDistance) {
-      BestDistance = D;
-      Best = Known.Name.str();
-    }
-  }
+  std::string Nearest;
+  StringRef Best;
+  if (offloadOptTable().findNearest(Arg, Nearest, /*FlagsToInclude=*/0,
+                                    /*FlagsToExclude=*/opt::HelpHidden,
+                                    /*MinimumLength=*/4,
+                                    /*MaximumDistance=*/2) <= 2)
+    Best = optionName(Nearest).split('=').first;
+  if (Best.empty())
+    for (const ListedOption &Known : listedOptions())
+      if (Known.Name.starts_with((Name + "-").str()) &&
+          (Best.empty() || Known.Name.size() < Best.size()))
+        Best = Known.Name;
   if (Best.empty())
     return usage("unknown option '" + Arg + "'");
   return usage("unknown option '" + Arg + "'; did you mean '--" + Best + "'?");
