@@ -55,17 +55,17 @@ StringRef getExtractExtension(StringRef ImageKind) {
       .Default("bin");
 }
 
-InspectNode Inspector::inspectFile(StringRef Path) {
-  InspectNode Root;
-  Root.TheType = InspectNode::Type::File;
-  Root.Name = Path.str();
+std::optional<InspectNode> Inspector::inspectFile(StringRef Path) {
   ErrorOr<std::unique_ptr<MemoryBuffer>> Buffer =
       MemoryBuffer::getFileOrSTDIN(Path, /*IsText=*/false,
                                    /*RequiresNullTerminator=*/false);
   if (std::error_code EC = Buffer.getError()) {
-    fail(Root, createStringError(EC, Path + ": cannot read: " + EC.message()));
-    return Root;
+    Errors.push_back((Path + ": cannot read: " + EC.message()).str());
+    return std::nullopt;
   }
+  InspectNode Root;
+  Root.TheType = InspectNode::Type::File;
+  Root.Name = Path.str();
   StringRef Data = (*Buffer)->getBuffer();
   Buffers.push_back(std::move(*Buffer));
   Root.Size = Data.size();

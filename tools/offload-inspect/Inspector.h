@@ -86,8 +86,10 @@ public:
   bool VerifyHashes = false;
 
   /// Inspects the file at \p Path. The tree holds everything that could be
-  /// read; malformed parts are marked with their error (see errors()).
-  InspectNode inspectFile(llvm::StringRef Path);
+  /// read; malformed parts are marked with their error (see errors()). None
+  /// when the file cannot be read at all (missing, a directory): there is
+  /// nothing to show of it, only its error, recorded in errors().
+  std::optional<InspectNode> inspectFile(llvm::StringRef Path);
 
   /// Every error recorded so far, in the order met; each names the file,
   /// the offset and the problem.

@@ -336,10 +336,12 @@ int main(int Argc, char **Argv) {
   Inspect.VerifyHashes = VerifyHashes;
   std::vector<InspectNode> Roots;
   for (StringRef Input : InputFiles)
-    Roots.push_back(Inspect.inspectFile(Input));
+    if (std::optional<InspectNode> Root = Inspect.inspectFile(Input))
+      Roots.push_back(std::move(*Root));
 
   // Everything that could be read is printed, malformed parts marked in
-  // place; the errors then go to stderr and the exit code says so.
+  // place (a file that cannot be read at all, not at all); the errors then
+  // go to stderr and the exit code says so.
   std::vector<std::string> Errors = Inspect.errors();
   if (Resources) {
     std::vector<InputKernels> Kernels = findKernelResources(Roots, Errors);
