@@ -38,6 +38,7 @@ std::optional<uint64_t> ArchiveMember::dataOffset() const {
 Error forEachArchiveMember(const Archive &Lib, StringRef ArchiveName,
                            function_ref<Error(const ArchiveMember &)> Visit) {
   MemberOccurrences Seen;
+  size_t Index = 0;
   // The iteration's error must be checked on every way out of the loop.
   Error Err = Error::success();
   for (const Archive::Child &Child : Lib.children(Err)) {
@@ -46,8 +47,8 @@ Error forEachArchiveMember(const Archive &Lib, StringRef ArchiveName,
       consumeError(std::move(Err));
       return memberError(ArchiveName, Name.takeError());
     }
-    if (Error E =
-            Visit(ArchiveMember(Child, *Name, Seen.next(*Name), ArchiveName))) {
+    if (Error E = Visit(ArchiveMember(Child, *Name, Index++, Seen.next(*Name),
+                                      ArchiveName))) {
       consumeError(std::move(Err));
       return E;
     }

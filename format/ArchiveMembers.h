@@ -42,12 +42,14 @@ namespace offload {
 class ArchiveMember {
 public:
   ArchiveMember(const llvm::object::Archive::Child &Child, llvm::StringRef Name,
-                unsigned Occurrence, llvm::StringRef ArchiveName)
-      : Child(Child), Name(Name), Occurrence(Occurrence),
+                size_t Index, unsigned Occurrence, llvm::StringRef ArchiveName)
+      : Child(Child), Name(Name), Index(Index), Occurrence(Occurrence),
         ArchiveName(ArchiveName) {}
 
   /// The name the archive gives it.
   llvm::StringRef name() const { return Name; }
+  /// How many members come before it in the archive.
+  size_t index() const { return Index; }
   /// How many members of this name come before it in the archive.
   unsigned occurrence() const { return Occurrence; }
   /// "archive(member)".
@@ -64,6 +66,7 @@ public:
 private:
   llvm::object::Archive::Child Child;
   llvm::StringRef Name;
+  size_t Index;
   unsigned Occurrence;
   llvm::StringRef ArchiveName;
 };

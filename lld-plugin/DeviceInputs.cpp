@@ -64,12 +64,17 @@ Error DeviceInputs::scanLoadedInputs(const LoadedInputs &Loaded,
     if (Index && !Index->mayHoldDeviceCode(Line, Occurrence))
       continue;
     MemoryBufferRef Buffer;
+    const ArchiveMember *Member = nullptr;
     if (IsMember) {
-      Expected<MemoryBufferRef> Member =
+      Expected<const ArchiveMember *> Found =
           archiveMember(Name.Path, Name.Member, Occurrence);
-      if (!Member)
-        return Member.takeError();
-      Buffer = *Member;
+      if (!Found)
+        return Found.takeError();
+      Member = *Found;
+      Expected<MemoryBufferRef> Data = Member->data();
+      if (!Data)
+        return Data.takeError();
+      Buffer = *Data;
     } else {
       ErrorOr<std::unique_ptr<MemoryBuffer>> File = MemoryBuffer::getFile(
           Line, /*IsText=*/false, /*RequiresNullTerminator=*/false);
@@ -78,8 +83,12 @@ Error DeviceInputs::scanLoadedInputs(const LoadedInputs &Loaded,
       Buffer = **File;
       Files.push_back(std::move(*File));
     }
+    size_t First = Found.size();
     if (Error E = scanInput(Buffer, Line, &Found, /*Loaded=*/true))
       return E;
+    if (Member)
+      placeArchiveMember(MutableArrayRef(Found).drop_front(First), Name.Path,
+                         Member->index());
   }
   llvm::erase_if(HIPUnits, [&](const std::string &CUID) {
     return HIPUnitsDefined.contains(CUID);
@@ -116,16 +125,29 @@ Expected<const ArchiveMemberIndex *> DeviceInputs::openArchive(StringRef Path) {
   return &Open.Members;
 }
 
-Expected<MemoryBufferRef> DeviceInputs::archiveMember(StringRef ArchivePath,
-                                                      StringRef Member,
-                                                      unsigned Occurrence) {
+Expected<const ArchiveMember *>
+DeviceInputs::archiveMember(StringRef ArchivePath, StringRef Member,
+                            unsigned Occurrence) {
   Expected<const ArchiveMemberIndex *> Lib = openArchive(ArchivePath);
   if (!Lib)
     return Lib.takeError();
   if (const ArchiveMember *Found = (*Lib)->find(Member, Occurrence))
-    return Found->data();
+    return Found;
   return inputError((ArchivePath + "(" + Member + ")").str(),
                     "member not found in the archive LLD loaded it from");
+}
+
+void DeviceInputs::placeArchiveMember(MutableArrayRef<Candidate> Found,
+                                      StringRef Path, size_t Index) const {
+  // clang-linker-wrapper takes the members of an archive under
+  // --whole-archive as objects.
+  if (this->Index && this->Index->wholeArchive(Path))
+    return;
+  // Archives in the order the link searched them (the command line's);
+  // one only a linker script names, after them.
+  size_t Archive = llvm::find(ArchivePaths, Path) - ArchivePaths.begin();
+  for (Candidate &C : Found)
+    C.ArchivePlace = {Archive, Index};
 }
 
 /// Adds to \p Targets the symbols, defined in \p Obj (named \p Name), that
@@ -269,7 +291,7 @@ Error DeviceInputs::scanInput(MemoryBufferRef Buffer, StringRef Name,
     }
     for (size_t I = 0; I != Bin.Binary.Images.size(); ++I)
       Found->push_back({Bin.Binary.Images[I], Name.str(), Bin.Origin.describe(),
-                        /*FromBundle=*/false,
+                        /*FromBundle=*/false, /*ArchivePlace=*/std::nullopt,
                         /*Taken=*/false, B, I, /*Defines=*/std::nullopt});
   }
   return Error::success();
@@ -317,7 +339,8 @@ Error DeviceInputs::addBundleSection(const SectionRef &Sec, StringRef SecName,
       {"arch",
        Saver.save(ID->TargetIDText.empty() ? "generic" : ID->TargetIDText)}};
   Found->push_back({Image, Name.str(), Where, /*FromBundle=*/true,
-                    /*Taken=*/false, /*Binary=*/0, /*Index=*/0,
+                    /*ArchivePlace=*/std::nullopt, /*Taken=*/false,
+                    /*Binary=*/0, /*Index=*/0,
                     /*Defines=*/std::nullopt});
   return Error::success();
 }
@@ -356,7 +379,7 @@ Error DeviceInputs::take(Candidate &C) {
     return Error::success();
   if (Error E = load(C))
     return E;
-  Images.push_back({C.Image, C.Input, C.Where, C.FromBundle});
+  Images.push_back({C.Image, C.Input, C.Where, C.FromBundle, C.ArchivePlace});
   return noteSymbols(C.Image, C.Where, Uses[DeviceLinkKey::of(C.Image)]);
 }
 
@@ -441,8 +464,11 @@ Error DeviceInputs::addArchiveMembersDeviceCodeNeeds(
       Expected<MemoryBufferRef> Buffer = Member.data();
       if (!Buffer)
         return Buffer.takeError();
+      size_t First = Left.size();
       if (Error E = scanInput(*Buffer, Key, &Left, /*Loaded=*/false))
         return E;
+      placeArchiveMember(MutableArrayRef(Left).drop_front(First), Path,
+                         Member.index());
     }
   }
 
@@ -509,6 +535,15 @@ Error DeviceInputs::addArchiveMembersDeviceCodeNeeds(
     }
   }
   return Error::success();
+}
+
+void DeviceInputs::sortInLinkOrder() {
+  // Objects keep the order the link loaded them in, the command line's.
+  llvm::stable_sort(Images, [](const DeviceImage &A, const DeviceImage &B) {
+    if (!A.ArchivePlace || !B.ArchivePlace)
+      return !A.ArchivePlace && B.ArchivePlace;
+    return *A.ArchivePlace < *B.ArchivePlace;
+  });
 }
 
 std::optional<std::string> DeviceInputs::alreadyRegisteredBy() const {

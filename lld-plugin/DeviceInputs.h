@@ -42,6 +42,10 @@ struct DeviceImage {
   std::string Where;
   /// From a __CLANG_OFFLOAD_BUNDLE__ section (clang's old offload driver).
   bool FromBundle = false;
+  /// For a member of an archive not under --whole-archive: the archive's
+  /// place among the link's archives and the member's in the archive. Such
+  /// images follow every object's in a device link (sortInLinkOrder()).
+  std::optional<std::pair<size_t, size_t>> ArchivePlace;
 };
 
 /// The device code of a link's loaded inputs.
@@ -65,6 +69,15 @@ public:
   llvm::Error
   addArchiveMembersDeviceCodeNeeds(llvm::ArrayRef<std::string> ExtractArchs,
                                    const TargetRequest *Request = nullptr);
+
+  /// Puts the images in the order clang-linker-wrapper gives a device link
+  /// its inputs, so that both link the same code into the same bytes: first
+  /// those of objects and of members of archives under --whole-archive, in
+  /// command-line order, then those of other archive members, archive by
+  /// archive in command-line order, each archive's in member order. (LLD
+  /// loads members in the order symbol resolution asks for them, and their
+  /// device code was linked in that order, laid out differently.)
+  void sortInLinkOrder();
 
   /// True if an input calls the OpenMP registration (a relocatable output
   /// that registered its own images, for one): the link needs the runtime.
@@ -109,6 +122,8 @@ private:
     OffloadImage Image;
     std::string Input, Where;
     bool FromBundle = false;
+    /// As DeviceImage::ArchivePlace.
+    std::optional<std::pair<size_t, size_t>> ArchivePlace;
     bool Taken = false;
     /// For an image left compressed (Image.isDeferred()): its binary in
     /// Finder.binaries() and its index there, to inflate it from.
@@ -129,9 +144,13 @@ private:
   llvm::Error scanInput(llvm::MemoryBufferRef Buffer, llvm::StringRef Name,
                         std::vector<Candidate> *Found, bool Loaded);
   llvm::Expected<const ArchiveMemberIndex *> openArchive(llvm::StringRef Path);
-  llvm::Expected<llvm::MemoryBufferRef> archiveMember(llvm::StringRef Archive,
+  llvm::Expected<const ArchiveMember *> archiveMember(llvm::StringRef Archive,
                                                       llvm::StringRef Member,
                                                       unsigned Occurrence);
+  /// Sets the ArchivePlace of \p Found, the candidates of the member
+  /// \p Index (in archive order) of the archive \p Path.
+  void placeArchiveMember(llvm::MutableArrayRef<Candidate> Found,
+                          llvm::StringRef Path, size_t Index) const;
   llvm::Error addBundleSection(const llvm::object::SectionRef &Sec,
                                llvm::StringRef SecName,
                                llvm::MemoryBufferRef Object,

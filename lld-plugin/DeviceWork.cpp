@@ -139,6 +139,8 @@ Expected<DeviceWork> findDeviceWork(const LinkCommandLine &CL,
             Opts.ExtractArchs, Request ? &*Request : nullptr))
       return std::move(E);
   }
+  // Each device link's inputs in clang-linker-wrapper's order.
+  Inputs.sortInLinkOrder();
   // Only the targets the link is for.
   if (Error E = selectTargets(Opts, Request, Inputs, Warned))
     return std::move(E);

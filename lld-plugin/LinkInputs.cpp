@@ -210,14 +210,18 @@ LinkInputs LinkInputs::find(const LLDCommandLine &LLD, Reading Archives) {
   In.Paths = LLD.searchPaths();
   const SearchPaths &Paths = In.Paths;
   // The state --push-state saves.
-  bool Static = false;
-  std::vector<bool> Saved;
+  struct State {
+    bool Static = false, WholeArchive = false;
+  } Now;
+  std::vector<State> Saved;
   bool InLib = false, Binary = false;
   auto Add = [&](StringRef Path) {
     if (!In.Files.count(Path))
       In.Files[Path];
     if (Binary)
       return; // --format=binary: data, not an object
+    if (Now.WholeArchive)
+      In.WholeArchives.insert(Path);
     if (InLib)
       In.LazyObjects.push_back(Path.str());
     else
@@ -233,24 +237,28 @@ LinkInputs LinkInputs::find(const LLDCommandLine &LLD, Reading Archives) {
       Add(A->getValue());
     } else if (Name == "l") {
       std::optional<std::string> Path =
-          searchLibrary(A->getValue(), Paths.Dirs, Paths.Sysroot, Static);
+          searchLibrary(A->getValue(), Paths.Dirs, Paths.Sysroot, Now.Static);
       if (!Path) {
         In.WhyAskLLD = "library -l" + std::string(A->getValue()) +
                        " is not in the search path";
         return In;
       }
-      if (!Static)
+      if (!Now.Static)
         In.DynamicLibraries.try_emplace(A->getValue(), *Path);
       Add(*Path);
     } else if (Name == "Bstatic") {
-      Static = true;
+      Now.Static = true;
     } else if (Name == "Bdynamic") {
-      Static = false;
+      Now.Static = false;
+    } else if (Name == "whole-archive") {
+      Now.WholeArchive = true;
+    } else if (Name == "no-whole-archive") {
+      Now.WholeArchive = false;
     } else if (Name == "push-state") {
-      Saved.push_back(Static);
+      Saved.push_back(Now);
     } else if (Name == "pop-state") {
       if (!Saved.empty()) {
-        Static = Saved.back();
+        Now = Saved.back();
         Saved.pop_back();
       }
     } else if (Name == "start-lib") {

@@ -20,6 +20,7 @@
 #include "lld-plugin/RunLLD.h"
 
 #include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/BinaryFormat/ELF.h"
 #include "llvm/Object/ELFTypes.h"
 #include "llvm/Support/MemoryBufferRef.h"
@@ -146,6 +147,11 @@ public:
   bool namesFile(llvm::StringRef Path) const { return Files.count(Path); }
   /// The archives it names, in command-line order, once read.
   const std::vector<std::string> &archives() const { return Archives; }
+  /// True if the command line names the archive \p Path (as LLD names it)
+  /// under --whole-archive: its members are loaded as objects are.
+  bool wholeArchive(llvm::StringRef Path) const {
+    return WholeArchives.contains(Path);
+  }
 
   /// False if no member of the archive \p Path holds device code.
   bool archiveMayHoldDeviceCode(llvm::StringRef Path) const;
@@ -175,6 +181,8 @@ private:
   std::vector<std::string> Objects, Archives;
   /// Objects between --start-lib and --end-lib.
   std::vector<std::string> LazyObjects;
+  /// Files named under --whole-archive.
+  llvm::StringSet<> WholeArchives;
   /// Where -l<name> was found, outside -Bstatic, by name; and in what.
   llvm::StringMap<std::string> DynamicLibraries;
   SearchPaths Paths;

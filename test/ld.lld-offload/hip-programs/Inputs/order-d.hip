@@ -1,0 +1,5 @@
+// Archive-order programs: a device function that only order-b.hip's kernel
+// calls (no host code needs this member), and a kernel of its own.
+#include "hip-mini.h"
+__device__ int helper(int X) { return X * 3 + 1; }
+__global__ void kernelD(int *P) { P[3] = helper(P[3]); }
