@@ -18,25 +18,67 @@ opening fence says what a block is:
   ```sh requires=cuda,...    run only where these features are available
   ```sh norun=test/x.test    not run here (it installs, packages or fuzzes);
                              the named test, which runs it, must exist
+  ```sh modifies=A,B         the block changes the files A and B, which
+                             existed before it, on purpose (see below)
   ```<any> file=NAME         written to NAME, in the session's directory,
                              before the following blocks run; the text
                              before the block must name it (`NAME`), as a
                              reader sees no info string
-  ```text expect             every line must appear in the output of the
-                             block before it; "..." inside a line matches
-                             anything (within that line)
-  anything else              an illustration (output, JSON, a snippet)
+  ```text expect             the output of the command block before it:
+                             its lines must appear in that output in this
+                             order (other lines may come between them);
+                             "..." inside a line matches anything (within
+                             that line)
+  ```text expect unordered   the same, in any order (the commands' output
+                             comes in an order that varies)
+  ```<any> illustration      shown, not checked: not the output of the
+                             commands above it (a file's shape, a sketch)
+  ```<any> nondeterministic=WHAT
+                             output of the commands above, not checked:
+                             WHAT says what varies (timings, a machine's
+                             paths)
+  anything else              an illustration (a snippet, a configuration,
+                             commands for another machine)
+
+Two checks keep what the docs show honest:
+
+* Output shown after commands is checked. A block that follows a command
+  block (```sh, ```bash) with nothing but blank lines between them, or
+  follows such an output block in the same way, is output a reader takes
+  for that of the commands: it must be `expect`, `illustration` or
+  `nondeterministic=`, or the document fails.
+* Commands do not change their inputs. A block runs one top-level command
+  at a time (a pipeline, a loop, a command and its here-document: the
+  smallest run of whole lines that bash reads as complete). Before each,
+  the size, modification time and inode of every file in the session's
+  directory are recorded, and the hash of each file the command names;
+  after it, a file that existed before it, still exists and has changed,
+  and that the command names other than as an output, fails the document,
+  unless the block declares it with `modifies=`. A command names a file
+  by its last path components, as a word or a part of one between `=`,
+  `,`, quotes, parentheses or redirections; as an output after `-o`,
+  `--output`/`-output`, `--output=`/`-output=`, `>`, `>>`, `2>`, `&>`. So
+  `llvm-objcopy --dump-section=S=out lib.so`, which rewrites lib.so for
+  want of an output file (give it /dev/null), fails, also when an earlier
+  command of the block made lib.so; `llvm-ar rcs` onto an archive that
+  exists, `sed -i` or `dd conv=notrunc` must say `modifies=`; a link
+  written over its own `-o` output needs nothing. Every name modifies=
+  gives must be changed by some command of the block.
 
 Commands see PREFIX (a directory with the tools in bin/), SRC (the source
-tree), PATH with $PREFIX/bin first and LLVM 22's tools after.
+tree), PATH with $PREFIX/bin first and LLVM 22's tools after. Anything a
+document leaves running is killed with its session.
 """
 
 import argparse
 import concurrent.futures
+import hashlib
 import os
 import re
 import shlex
 import shutil
+import signal
+import stat
 import subprocess
 import sys
 import tempfile
@@ -99,17 +141,199 @@ def parse_blocks(path):
     return blocks
 
 
-def expect_matches(expected, output):
+def expect_matches(expected, output, ordered=True):
+    """The lines of \p expected that \p output lacks: each must match a line
+    of the output after the one the line before it matched (anywhere, when
+    not \p ordered); a line found only earlier is said to be out of order."""
     out_lines = output.split("\n")
     missing = []
+    pos = 0
     for want in expected.strip("\n").split("\n"):
         if not want.strip():
             continue
-        parts = [p for p in want.strip().split("...")]
-        pattern = ".*".join(re.escape(p) for p in parts)
-        if not any(re.search(pattern, o) for o in out_lines):
+        parts = want.strip().split("...")
+        pattern = re.compile(".*".join(re.escape(p) for p in parts))
+        found = [i for i, o in enumerate(out_lines) if pattern.search(o)]
+        if not ordered:
+            if not found:
+                missing.append(want)
+            continue
+        later = [i for i in found if i >= pos]
+        if later:
+            pos = later[0] + 1
+        elif found:
+            missing.append(want + "  (out of order: it comes before the "
+                           "line above)")
+        else:
             missing.append(want)
     return missing
+
+
+# Words after which, or attached to which, a command names its output.
+OUTPUT_OPTIONS = ("-o", "--output", "-output")
+REDIRECT = re.compile(r"^(?:[0-9]*|&)>>?(.*)$")
+ATTACHED_OUTPUT = re.compile(r"^--?output=(.+)$")
+# What separates the names within a word: `-input=a.o`, `--image=file=x,...`,
+# `lib.a(m.o)`, `<(objcopy ... lib.so)`, quotes.
+NAME_SEPARATORS = re.compile(r"[=,;|&<>()'\"`]+")
+
+
+def path_parts(name):
+    """The components of a name as a command gives it, without $PWD or
+    leading ./ and ../ (a name is matched by its last components)."""
+    name = name.strip("'\"")
+    for var in ("$PWD/", "${PWD}/"):
+        if name.startswith(var):
+            name = name[len(var):]
+    parts = [p for p in name.split("/") if p]
+    while parts and parts[0] in (".", ".."):
+        parts.pop(0)
+    return tuple(parts)
+
+
+def named_paths(text):
+    """(inputs, outputs): the names a block's commands give, as path
+    components; outputs are those given as outputs (-o NAME, --output=NAME,
+    > NAME, 2> NAME, >> NAME), inputs all others."""
+    inputs, outputs = set(), set()
+    next_is_output = False
+    for word in text.split():
+        if next_is_output:
+            next_is_output = False
+            outputs.add(path_parts(word))
+            continue
+        if word in OUTPUT_OPTIONS:
+            next_is_output = True
+            continue
+        m = REDIRECT.match(word)
+        if m:
+            if m.group(1):
+                if not m.group(1).startswith("&"):
+                    outputs.add(path_parts(m.group(1)))
+            else:
+                next_is_output = True
+            continue
+        m = ATTACHED_OUTPUT.match(word)
+        if m:
+            outputs.add(path_parts(m.group(1)))
+            continue
+        for piece in NAME_SEPARATORS.split(word):
+            if piece and not piece.startswith("-"):
+                inputs.add(path_parts(piece))
+    inputs.discard(())
+    outputs.discard(())
+    return inputs, outputs
+
+
+def names(parts_set, relpath):
+    """True if one of \p parts_set names the file \p relpath (its last
+    components)."""
+    components = tuple(relpath.split(os.sep))
+    return any(p and components[-len(p):] == p for p in parts_set)
+
+
+def snapshot(work):
+    """Size, modification time and inode of every regular file under
+    \p work, by path relative to it (the session's own files left out)."""
+    files = {}
+    for root, dirs, filenames in os.walk(work):
+        if root == work:
+            dirs[:] = [d for d in dirs if d != ".doc-session"]
+        for n in filenames:
+            path = os.path.join(root, n)
+            try:
+                st = os.lstat(path)
+            except OSError:
+                continue
+            if stat.S_ISREG(st.st_mode):
+                files[os.path.relpath(path, work)] = (
+                    st.st_size, st.st_mtime_ns, st.st_ino)
+    return files
+
+
+def file_hash(path):
+    h = hashlib.sha256()
+    try:
+        with open(path, "rb") as f:
+            for chunk in iter(lambda: f.read(1 << 20), b""):
+                h.update(chunk)
+    except OSError:
+        return None
+    return h.hexdigest()
+
+
+def split_commands(text):
+    """The block \p text cut into its top-level commands, each a piece of
+    whole lines that bash reads as complete (a pipeline, a loop, a command
+    with its here-document); comments and blank lines go with the command
+    after them."""
+    lines = text.rstrip("\n").split("\n")
+    units, piece = [], []
+    for line in lines:
+        piece.append(line)
+        if line.endswith("\\"):
+            continue
+        body = "\n".join(piece) + "\n"
+        if not any(l.strip() and not l.strip().startswith("#")
+                   for l in piece):
+            continue
+        check = subprocess.run(["bash", "-n"], input=body, text=True,
+                               stdout=subprocess.DEVNULL,
+                               stderr=subprocess.PIPE)
+        if check.returncode == 0 and not check.stderr:
+            units.append(body)
+            piece = []
+    if piece:
+        if units and not any(l.strip() and not l.strip().startswith("#")
+                             for l in piece):
+            units[-1] += "\n".join(piece) + "\n"
+        else:
+            units.append("\n".join(piece) + "\n")
+    return units
+
+
+class InputGuard:
+    """Finds the commands that rewrite their inputs: a file that exists
+    before a command, is named by it other than as an output and has
+    changed after it. The files the block's modifies= names may change;
+    each must."""
+
+    def __init__(self, work, block):
+        self.work = work
+        self.declared = {path_parts(n) for n in
+                         block.attrs.get("modifies", "").split(",") if n}
+        self.changed_declared = set()
+        self.before = snapshot(work)
+        self.watched = {}
+
+    def start(self, command):
+        """Before \p command runs: hashes the files it names."""
+        inputs, _ = named_paths(command)
+        self.watched = {rel: file_hash(os.path.join(self.work, rel))
+                        for rel in self.before if names(inputs, rel)}
+
+    def changed(self):
+        """After the command: the watched files it changed, but those the
+        block declares."""
+        after = snapshot(self.work)
+        changed = []
+        for rel, digest in sorted(self.watched.items()):
+            if rel not in after or (
+                    after[rel] == self.before[rel] and
+                    file_hash(os.path.join(self.work, rel)) == digest):
+                continue
+            declared = {d for d in self.declared if names({d}, rel)}
+            if declared:
+                self.changed_declared |= declared
+            else:
+                changed.append(rel)
+        self.before = after
+        return changed
+
+    def unchanged_declared(self):
+        """What modifies= names that no command changed."""
+        return sorted("/".join(d) for d in
+                      self.declared - self.changed_declared)
 
 
 class Session:
@@ -122,13 +346,16 @@ class Session:
         os.makedirs(self.ctl)
         self.pwd = work
         self.count = 0
+        # In a process group of its own: what the document starts in the
+        # background (a server) goes with the session.
         self.proc = subprocess.Popen(
             ["bash", "--noprofile", "--norc"], cwd=work, env=env,
             stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT, text=True, errors="replace")
+            stderr=subprocess.STDOUT, text=True, errors="replace",
+            start_new_session=True)
         # A session that outlives its time is killed: the block waiting on
         # it then reads the end of its output.
-        self.watchdog = threading.Timer(DOC_TIMEOUT, self.proc.kill)
+        self.watchdog = threading.Timer(DOC_TIMEOUT, self.kill)
         self.watchdog.start()
         # A failed command counts, as `bash -e` would stop at it; the
         # trap reaches into functions and subshells (-E).
@@ -169,16 +396,33 @@ class Session:
         self.pwd = pwd
         return (int(failed), int(status)), output
 
+    def kill(self):
+        try:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
     def close(self):
         self.watchdog.cancel()
-        if self.proc.poll() is None:
-            self.proc.kill()
+        self.kill()
         self.proc.wait()
 
 
 def names_file(before, name):
     """True if the prose before a file= block shows its name."""
     return f"`{name}`" in before or f"`{os.path.basename(name)}`" in before
+
+
+def output_marking(b):
+    """What is wrong with the marking of \p b, a block a reader takes for
+    the output of the commands above it; None if nothing."""
+    if ("expect" in b.flags or "illustration" in b.flags or
+            "nondeterministic" in b.attrs):
+        return None
+    return ("a block right after commands, which a reader takes for their "
+            "output, is not checked: mark it ```text expect (\"...\" for "
+            "what varies), or say why it cannot be (illustration, "
+            "nondeterministic=<what varies>)")
 
 
 def run_doc(doc, args):
@@ -194,10 +438,25 @@ def run_doc(doc, args):
     ok = True
     ran = skipped = 0
     last_output = None
+    # True while the blocks since the last command block follow it with
+    # nothing but blank lines between: a reader takes them for its output.
+    after_commands = False
     session = Session(work, env)
     try:
         for b in blocks:
             where = f"{name}:{b.line}"
+            is_commands = b.lang in ("sh", "bash") and "file" not in b.attrs
+            if b.attrs.get("nondeterministic") == "":
+                ok = False
+                log.append(f"{where}: nondeterministic= says nothing of what "
+                           "varies")
+            if not is_commands and (b.before.strip() or "file" in b.attrs):
+                after_commands = False
+            if not is_commands and after_commands:
+                problem = output_marking(b)
+                if problem:
+                    ok = False
+                    log.append(f"{where}: {problem}")
             if "file" in b.attrs:
                 if not names_file(b.before, b.attrs["file"]):
                     log.append(f"{where}: the text before the block does not "
@@ -208,21 +467,27 @@ def run_doc(doc, args):
                 with open(dest, "w", encoding="utf-8") as f:
                     f.write(b.text)
                 continue
-            if b.lang == "text" and "expect" in b.flags:
+            if "expect" in b.flags:
+                if b.lang != "text":
+                    log.append(f"{where}: an 'expect' block is ```text")
+                    ok = False
+                    continue
                 if last_output is SKIPPED:
                     continue
                 if last_output is None:
                     log.append(f"{where}: 'expect' block follows no command")
                     ok = False
                     continue
-                missing = expect_matches(b.text, last_output)
+                missing = expect_matches(b.text, last_output,
+                                         ordered="unordered" not in b.flags)
                 if missing:
                     ok = False
                     log.append(f"{where}: output lacks: " + " | ".join(missing))
                     log.append(last_output)
                 continue
-            if b.lang not in ("sh", "bash"):
+            if not is_commands:
                 continue
+            after_commands = True
             last_output = SKIPPED
             if "norun" in b.attrs:
                 cover = os.path.join(args.source_root, b.attrs["norun"])
@@ -237,18 +502,41 @@ def run_doc(doc, args):
                 log.append(f"{where}: skipped (needs {','.join(needs)})")
                 continue
             ran += 1
-            result, output = session.run(b.text)
+            guard = InputGuard(work, b)
+            # The block runs command by command, each checked for what it
+            # changed; failures add up as in one run.
+            failures = status = 0
+            output = ""
+            result = None
+            for command in split_commands(b.text):
+                guard.start(command)
+                result, out = session.run(command)
+                output += out
+                if result is None:
+                    break
+                for rel in guard.changed():
+                    ok = False
+                    first = command.strip().split("\n")[0]
+                    log.append(f"{where}: `{first}` changed `{rel}`, which "
+                               "existed before it and which it names other "
+                               "than as an output (-o, >): a command rewrote "
+                               "its input; if that is meant, say "
+                               f"modifies={os.path.basename(rel)}")
+                # `source` returning non-zero fired the trap once more.
+                failures += result[0] - (result[1] != 0)
+                status = result[1]
             last_output = output
+            if result is not None:
+                for d in guard.unchanged_declared():
+                    ok = False
+                    log.append(f"{where}: modifies= names `{d}`, which no "
+                               "command of the block changed (as an input)")
             if result is None:
                 ok = False
                 log.append(f"{where}: the session ended or timed out here")
                 log.append(b.text.rstrip())
                 log.append(output.rstrip())
                 break
-            failures, status = result
-            # `source` returning non-zero fired the trap once more.
-            if status != 0:
-                failures -= 1
             if "expect-fail" in b.flags:
                 # The last command fails, and no command before it did.
                 good = failures == 1 and status != 0
