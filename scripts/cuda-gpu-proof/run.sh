@@ -59,6 +59,17 @@ if [ "$mode" = build ]; then
   expect whole-pruned-sm_80-keep-ptx OK
   expect whole-pruned-sm_80-keep-ptx cudaErrorJitCompilationDisabled CUDA_DISABLE_PTX_JIT=1 CUDA_CACHE_DISABLE=1
 
+  # nvcc -rdc=true objects: two units (a __device__ function each way, a
+  # __managed__ variable), linked by nvcc and by ours; and a clang unit with
+  # an nvcc unit, which only ours links.
+  nvcc="$cuda/bin/nvcc -rdc=true -O2 -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=compute_90"
+  $nvcc -c "$src/nvcc-main.cu" "$src/nvcc-lib.cu"
+  $nvcc nvcc-main.o nvcc-lib.o -o ../nvcc-rdc-nvcc;                           expect nvcc-rdc-nvcc OK
+  $link nvcc-main.o nvcc-lib.o -o ../nvcc-rdc-ours $libs;                     expect nvcc-rdc-ours OK
+  $cc --offload-new-driver -fgpu-rdc -c "$src/mixed-clang.cu"
+  $nvcc -c "$src/mixed-nvcc.cu"
+  $link mixed-clang.o mixed-nvcc.o -o ../mixed-clang-nvcc $libs;              expect mixed-clang-nvcc OK
+
   # Three ways to sm_90 alone, one fat binary.
   cd ..
   for p in rdc-arch-sm_90 rdc-fatlib-arch-sm_90 rdc-pruned-sm_90; do
