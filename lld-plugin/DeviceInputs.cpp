@@ -5,6 +5,7 @@
 #include "lld-plugin/DevicePlan.h"
 
 #include "format/BundleEntryID.h"
+#include "format/NvccModule.h"
 #include "format/ObjectBundle.h"
 #include "format/OffloadBundle.h"
 
@@ -14,6 +15,7 @@
 #include "llvm/Object/ELFObjectFile.h"
 #include "llvm/Object/IRObjectFile.h"
 #include "llvm/Object/SymbolicFile.h"
+#include "llvm/Support/Path.h"
 #include "llvm/TargetParser/Triple.h"
 
 using namespace llvm;
@@ -93,6 +95,7 @@ Error DeviceInputs::scanLoadedInputs(const LoadedInputs &Loaded,
   llvm::erase_if(HIPUnits, [&](const std::string &CUID) {
     return HIPUnitsDefined.contains(CUID);
   });
+  llvm::erase_if(Found, [&](const Candidate &C) { return linkedAlready(C); });
   // Everything loaded is linked, but for the kinds an input registers.
   for (Candidate &C : Found)
     if (Error E = take(C))
@@ -147,7 +150,7 @@ void DeviceInputs::placeArchiveMember(MutableArrayRef<Candidate> Found,
   // one only a linker script names, after them.
   size_t Archive = llvm::find(ArchivePaths, Path) - ArchivePaths.begin();
   for (Candidate &C : Found)
-    C.ArchivePlace = {Archive, Index};
+    C.Found.ArchivePlace = {Archive, Index};
 }
 
 /// Adds to \p Targets the symbols, defined in \p Obj (named \p Name), that
@@ -227,6 +230,8 @@ Error DeviceInputs::scanInput(MemoryBufferRef Buffer, StringRef Name,
     }
     if (!HasDeviceCode)
       return Error::success();
+    if (Error E = addNvccModule(**Obj, Buffer, Name, Found))
+      return E;
     if (Loaded)
       addEntryTargets(**Obj, Name, Targets);
     for (const SymbolRef &Sym : (*Obj)->symbols()) {
@@ -243,6 +248,10 @@ Error DeviceInputs::scanInput(MemoryBufferRef Buffer, StringRef Name,
         StringRef CUID = *SymName;
         if (CUID.consume_front("__hip_fatbin_"))
           HIPUnitsDefined.insert(CUID);
+        // So does nvcc -dlink for the nvcc modules it linked.
+        StringRef Module = *SymName;
+        if (Module.consume_front(NvccRegisterLinkedPrefix))
+          NvccModulesLinked.insert(Module);
         continue;
       }
       if (std::optional<OffloadKind> Kind = registeredKind(*SymName)) {
@@ -290,9 +299,12 @@ Error DeviceInputs::scanInput(MemoryBufferRef Buffer, StringRef Name,
       continue;
     }
     for (size_t I = 0; I != Bin.Binary.Images.size(); ++I)
-      Found->push_back({Bin.Binary.Images[I], Name.str(), Bin.Origin.describe(),
-                        /*FromBundle=*/false, /*ArchivePlace=*/std::nullopt,
-                        /*Taken=*/false, B, I, /*Defines=*/std::nullopt});
+      Found->push_back(
+          {{Bin.Binary.Images[I], Name.str(), Bin.Origin.describe()},
+           /*Taken=*/false,
+           B,
+           I,
+           /*Defines=*/std::nullopt});
   }
   return Error::success();
 }
@@ -338,15 +350,72 @@ Error DeviceInputs::addBundleSection(const SectionRef &Sec, StringRef SecName,
       {"triple", Saver.save(TripleText)},
       {"arch",
        Saver.save(ID->TargetIDText.empty() ? "generic" : ID->TargetIDText)}};
-  Found->push_back({Image, Name.str(), Where, /*FromBundle=*/true,
-                    /*ArchivePlace=*/std::nullopt, /*Taken=*/false,
-                    /*Binary=*/0, /*Index=*/0,
+  Found->push_back({{Image, Name.str(), Where, /*FromBundle=*/true},
+                    /*Taken=*/false,
+                    /*Binary=*/0,
+                    /*Index=*/0,
                     /*Defines=*/std::nullopt});
   return Error::success();
 }
 
+Error DeviceInputs::addNvccModule(const ObjectFile &Obj, MemoryBufferRef Object,
+                                  StringRef Name,
+                                  std::vector<Candidate> *Found) {
+  Expected<std::optional<NvccModuleCode>> Code = readNvccModuleCode(Obj, Name);
+  if (!Code)
+    return Code.takeError();
+  if (!*Code)
+    return Error::success();
+  // The CUDA device runtime is nvlink's library (-lcudadevrt), which it
+  // takes what it needs of: its host part is linked when our registration
+  // refers to it.
+  if (sys::path::filename(splitTraceName(Name).Path) == "libcudadevrt.a")
+    return Error::success();
+  std::string Where = (Name + ":" + NvccRelocatableSection).str();
+  // An image per cubin, and per PTX of an arch the unit has no cubin for
+  // (nvlink compiles it): what device code needs of the unit is read from
+  // them; nvlink is given the whole object.
+  StringSet<> Cubins;
+  for (const NvccModuleImage &I : (*Code)->Images)
+    if (!I.IsPTX)
+      Cubins.insert(I.Arch);
+  for (const NvccModuleImage &I : (*Code)->Images) {
+    if (I.IsPTX && Cubins.contains(I.Arch))
+      continue;
+    StringRef Bytes = I.Entry.Payload;
+    if (I.Entry.isCompressed()) {
+      Expected<SmallVector<uint8_t, 0>> Inflated =
+          decompressCudaFatbinEntry(I.Entry, Where);
+      if (!Inflated)
+        return Inflated.takeError();
+      Bytes = this->Inflated.keep(
+          SmallVector<char, 0>(Inflated->begin(), Inflated->end()));
+    }
+    OffloadImage Image;
+    Image.TheOffloadKind = OffloadKind::Cuda;
+    Image.TheImageKind = I.IsPTX ? ImageKind::PTX : ImageKind::Cubin;
+    Image.Image = Bytes;
+    Image.Strings = {{"triple", "nvptx64-nvidia-cuda"},
+                     {"arch", Saver.save(I.Arch)}};
+    Candidate C;
+    C.Found = {Image, Name.str(),
+               Where + "+0x" + utohexstr(I.Entry.PayloadOffset)};
+    C.Found.NvccObject = Object.getBuffer();
+    C.Found.NvccModuleIDs = (*Code)->ModuleIDs;
+    Found->push_back(std::move(C));
+  }
+  return Error::success();
+}
+
+bool DeviceInputs::linkedAlready(const Candidate &C) const {
+  const std::vector<std::string> &IDs = C.Found.NvccModuleIDs;
+  return !IDs.empty() && llvm::all_of(IDs, [&](const std::string &ID) {
+    return NvccModulesLinked.contains(ID);
+  });
+}
+
 Error DeviceInputs::load(Candidate &C) {
-  if (!C.Image.isDeferred())
+  if (!C.Found.Image.isDeferred())
     return Error::success();
   // The first image of a binary that is used inflates all of them, in one
   // pass: the images of one binary (one unit's, for each arch) are linked
@@ -367,20 +436,21 @@ Error DeviceInputs::load(Candidate &C) {
     for (SmallVector<char, 0> &Image : Bytes)
       It->second.push_back(Inflated.keep(std::move(Image)));
   }
-  C.Image.Image = It->second[C.Index];
-  C.Image.DeferredSize.reset();
+  C.Found.Image.Image = It->second[C.Index];
+  C.Found.Image.DeferredSize.reset();
   return Error::success();
 }
 
 Error DeviceInputs::take(Candidate &C) {
   // An input registers this kind's images already (clang-linker-wrapper's
   // wrapper object): they are not linked or registered again.
-  if (RegisteredKinds.count(C.Image.TheOffloadKind))
+  if (RegisteredKinds.count(C.Found.Image.TheOffloadKind))
     return Error::success();
   if (Error E = load(C))
     return E;
-  Images.push_back({C.Image, C.Input, C.Where, C.FromBundle, C.ArchivePlace});
-  return noteSymbols(C.Image, C.Where, Uses[DeviceLinkKey::of(C.Image)]);
+  Images.push_back(C.Found);
+  return noteSymbols(C.Found.Image, C.Found.Where,
+                     Uses[DeviceLinkKey::of(C.Found.Image)]);
 }
 
 Error DeviceInputs::noteSymbols(const OffloadImage &Image, StringRef Where,
@@ -472,6 +542,8 @@ Error DeviceInputs::addArchiveMembersDeviceCodeNeeds(
     }
   }
 
+  llvm::erase_if(Left, [&](const Candidate &C) { return linkedAlready(C); });
+
   // What is asked for by name: an arch of --offload-extract=, or what
   // --offload-arch= keeps of a member's images (a member is a container, as
   // the images of an input are to selectTargets()).
@@ -479,10 +551,13 @@ Error DeviceInputs::addArchiveMembersDeviceCodeNeeds(
   for (size_t Begin = 0; Request && Begin != Left.size();) {
     size_t End = Begin;
     std::vector<SelectableImage> Container;
-    for (; End != Left.size() && Left[End].Input == Left[Begin].Input; ++End)
-      Container.push_back({Left[End].Image.TheImageKind,
-                           Triple(Left[End].Image.getTriple()),
-                           Left[End].Image.getArch().str()});
+    for (;
+         End != Left.size() && Left[End].Found.Input == Left[Begin].Found.Input;
+         ++End) {
+      const OffloadImage &I = Left[End].Found.Image;
+      Container.push_back(
+          {I.TheImageKind, Triple(I.getTriple()), I.getArch().str()});
+    }
     ImageSelection S = selectImages(*Request, Container);
     for (size_t N = 0; N != Container.size(); ++N)
       Requested[Begin + N] = S.Reasons[N] == SelectReason::Requested ||
@@ -490,7 +565,7 @@ Error DeviceInputs::addArchiveMembersDeviceCodeNeeds(
     Begin = End;
   }
   for (auto [C, ByRequest] : zip(Left, Requested))
-    if (ByRequest || is_contained(ExtractArchs, C.Image.getArch())) {
+    if (ByRequest || is_contained(ExtractArchs, C.Found.Image.getArch())) {
       C.Taken = true;
       if (Error E = take(C))
         return E;
@@ -507,7 +582,7 @@ Error DeviceInputs::addArchiveMembersDeviceCodeNeeds(
       // a generic image joins every arch's, an AMDGPU one those of its
       // processor whose target IDs it agrees with (gfx90a and
       // gfx90a:xnack+ are linked together).
-      DeviceLinkKey Target = DeviceLinkKey::of(C.Image);
+      DeviceLinkKey Target = DeviceLinkKey::of(C.Found.Image);
       SmallVector<const SymbolUse *, 4> Joined;
       for (const auto &[Key, Use] : Uses)
         if (Key.sameKindAndTriple(Target) && !Use.Undefined.empty() &&
@@ -520,7 +595,7 @@ Error DeviceInputs::addArchiveMembersDeviceCodeNeeds(
         if (Error E = load(C))
           return E;
         SymbolUse Own;
-        if (Error E = noteSymbols(C.Image, C.Where, Own))
+        if (Error E = noteSymbols(C.Found.Image, C.Found.Where, Own))
           return E;
         C.Defines = std::move(Own.Defined);
       }

@@ -46,6 +46,12 @@ struct DeviceImage {
   /// place among the link's archives and the member's in the archive. Such
   /// images follow every object's in a device link (sortInLinkOrder()).
   std::optional<std::pair<size_t, size_t>> ArchivePlace;
+  /// nvcc's relocatable device code (-rdc, format/NvccModule.h), where Image
+  /// is one arch's relocatable cubin or PTX: the host object that holds it,
+  /// which nvlink is given whole (as nvcc gives it), and its module IDs,
+  /// which the registration defines __cudaRegisterLinkedBinary<ID> for.
+  llvm::StringRef NvccObject;
+  std::vector<std::string> NvccModuleIDs;
 };
 
 /// The device code of a link's loaded inputs.
@@ -119,14 +125,11 @@ public:
 private:
   /// The device images of an input, kept aside until chosen.
   struct Candidate {
-    OffloadImage Image;
-    std::string Input, Where;
-    bool FromBundle = false;
-    /// As DeviceImage::ArchivePlace.
-    std::optional<std::pair<size_t, size_t>> ArchivePlace;
+    /// What it is once taken.
+    DeviceImage Found;
     bool Taken = false;
-    /// For an image left compressed (Image.isDeferred()): its binary in
-    /// Finder.binaries() and its index there, to inflate it from.
+    /// For an image left compressed (Found.Image.isDeferred()): its binary
+    /// in Finder.binaries() and its index there, to inflate it from.
     size_t Binary = 0, Index = 0;
     /// The symbols the image defines, once read.
     std::optional<llvm::StringSet<>> Defines;
@@ -156,6 +159,14 @@ private:
                                llvm::MemoryBufferRef Object,
                                llvm::StringRef Name,
                                std::vector<Candidate> *Found);
+  /// Adds the images of nvcc's relocatable device code in \p Object, if it
+  /// has any.
+  llvm::Error addNvccModule(const llvm::object::ObjectFile &Obj,
+                            llvm::MemoryBufferRef Object, llvm::StringRef Name,
+                            std::vector<Candidate> *Found);
+  /// True for nvcc modules an input has device-linked already (an nvcc
+  /// -dlink output, which registers them too).
+  bool linkedAlready(const Candidate &C) const;
   llvm::Error load(Candidate &C);
   llvm::Error take(Candidate &C);
   llvm::Error noteSymbols(const OffloadImage &Image, llvm::StringRef Where,
@@ -192,6 +203,9 @@ private:
   /// object): dropped from HIPUnits.
   llvm::StringSet<> HIPUnitsDefined;
   llvm::StringSet<> HIPUnitSet;
+  /// nvcc modules whose __cudaRegisterLinkedBinary<ID> an input defines (an
+  /// nvcc -dlink output): their device code is linked already.
+  llvm::StringSet<> NvccModulesLinked;
   /// Symbol use per device link key (kind, triple, arch) of the images
   /// taken so far.
   std::map<DeviceLinkKey, SymbolUse> Uses;

@@ -13,6 +13,7 @@
 #include "support/AtomicOutput.h"
 #include "support/CrashReport.h"
 
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/BinaryFormat/Magic.h"
 #include "llvm/IR/LLVMContext.h"
@@ -78,12 +79,31 @@ prepareNVPTXLink(const DeviceLinkJob &Job, const OffloadOptions &Options,
   Request.CudaPath = Options.CudaPath;
   Request.Arch = Job.Arch;
   Request.Output = Link.Output;
+  // nvcc's relocatable device code: nvlink is given each unit's host object,
+  // as nvcc's link gives it (once, however many of its images the job
+  // takes).
+  SmallPtrSet<const char *, 8> NvccObjects;
   for (auto [N, Image] : llvm::enumerate(Job.Images)) {
+    bool Nvcc = !Image->NvccObject.empty();
+    if (Nvcc && !NvccObjects.insert(Image->NvccObject.data()).second)
+      continue;
     bool Bitcode = Image->Image.TheImageKind == ImageKind::Bitcode;
-    std::string Path = Dir.path(Job.fileName() + "." + std::to_string(N) +
-                                (Bitcode ? ".bc" : ".cubin"));
-    Link.Unwritten.emplace_back(Path, Image->Image.Image);
+    std::string Path =
+        Dir.path(Job.fileName() + "." + std::to_string(N) +
+                 (Nvcc ? ".o" : Bitcode ? ".bc" : ".cubin"));
+    Link.Unwritten.emplace_back(Path, Nvcc ? Image->NvccObject
+                                           : Image->Image.Image);
     Request.Inputs.push_back(Path);
+  }
+  // With nvcc's code, nvcc's link options: its device runtime, and the list
+  // of the units linked (the registration defines a function for each).
+  std::vector<std::string> NvccArgs;
+  if (!NvccObjects.empty()) {
+    Link.NvccModuleList = Dir.path(Job.fileName() + ".reg.c");
+    SmallString<128> Lib(Options.CudaPath);
+    sys::path::append(Lib, "lib64");
+    NvccArgs = {"-m64", "--register-link-binaries=" + Link.NvccModuleList,
+                "-L" + Lib.str().str(), "-cpu-arch=X86_64", "-lcudadevrt"};
   }
   auto ForJob = [&](StringRef TripleName) {
     return TripleName.empty() ||
@@ -92,6 +112,7 @@ prepareNVPTXLink(const DeviceLinkJob &Job, const OffloadOptions &Options,
   for (const auto &[TripleName, Lib] : Options.DeviceLibs)
     if (ForJob(TripleName))
       Request.Libraries.push_back(Lib);
+  llvm::append_range(Request.NVLinkArgs, NvccArgs);
   for (const auto &[TripleName, Arg] : Options.DeviceLinkerArgs)
     if (ForJob(TripleName))
       Request.NVLinkArgs.push_back(Arg);

@@ -42,6 +42,10 @@ struct PreparedDeviceLink {
   /// output; the cache key reads them here.
   std::vector<std::pair<std::string, llvm::StringRef>> Unwritten;
   std::string Output;
+  /// With nvcc's relocatable device code: the file where nvlink lists the
+  /// nvcc modules it linked (--register-link-binaries), each one a
+  /// DEFINE_REGISTER_FUNC(<module ID>) line, for the registration.
+  std::string NvccModuleList;
   /// A CPU device link first run without the host's static archives
   /// (DeviceLinkLibraries.h): its libraries, and the arguments with every
   /// one, for the run again when an archive is needed. Args trace what the

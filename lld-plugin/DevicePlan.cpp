@@ -87,8 +87,13 @@ static Error checkImage(const DeviceImage &Image) {
   Triple T(Triple::normalize(I.getTriple()));
   if (I.getTriple().empty() || T.getArch() == Triple::UnknownArch)
     return imageError(Image, "unknown target triple");
+  // nvcc's relocatable device code is a cubin or PTX in a host object,
+  // which nvlink is given whole.
+  bool FromNvcc = !Image.NvccObject.empty() &&
+                  (I.TheImageKind == ImageKind::Cubin ||
+                   I.TheImageKind == ImageKind::PTX);
   if (I.TheImageKind != ImageKind::Object &&
-      I.TheImageKind != ImageKind::Bitcode)
+      I.TheImageKind != ImageKind::Bitcode && !FromNvcc)
     return imageError(Image, "a device link takes objects or bitcode");
   if (T.isAMDGCN()) {
     if (I.TheOffloadKind != OffloadKind::OpenMP &&

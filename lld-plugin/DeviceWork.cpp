@@ -224,6 +224,10 @@ static void lookUpDeviceLinks(
     function_ref<std::vector<RegistrationKey>()> RegistrationKeys) {
   using Tier = DeviceLinkCache::Tier;
   for (PreparedDeviceLink &Link : Links) {
+    // Not kept: the registration of nvcc's code needs nvlink's list of the
+    // units it linked, which only a link that runs makes.
+    if (!Link.NvccModuleList.empty())
+      continue;
     Expected<std::string> Key = Cache.key(Link, Dir);
     if (!Key)
       reportWarning(Key.takeError());
@@ -450,6 +454,16 @@ registerImages(const LinkCommandLine &CL, const DeviceWork &Work,
   if (!Registration)
     return Registration.takeError();
   llvm::append_range(Extra, Registration->Paths);
+  // nvcc's code may need the CUDA device runtime's host part (its module,
+  // which nvlink linked from libcudadevrt.a, registers through ours), as
+  // nvcc's link always names it.
+  if (!CL.Relocatable && llvm::any_of(Links, [](const PreparedDeviceLink &L) {
+        return !L.NvccModuleList.empty();
+      })) {
+    SmallString<128> DeviceRuntime(Opts.CudaPath);
+    sys::path::append(DeviceRuntime, "lib64", "libcudadevrt.a");
+    Extra.push_back(DeviceRuntime.str().str());
+  }
 
   // A fat binary of hundreds of MiB between .text and .data would push them
   // apart beyond the +-2 GiB that small-code-model references reach: place

@@ -12,6 +12,7 @@
 #include "wrapper-ir/Registration.h"
 
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Object/ObjectFile.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Program.h"
@@ -50,7 +51,8 @@ static Expected<std::string>
 emitFatbinRegistration(StringRef Fatbin, RegistrationKind Kind,
                        const Triple &HostTriple,
                        const RegistrationSettings &Settings, StringRef Name,
-                       const WorkDir &Dir) {
+                       const WorkDir &Dir,
+                       std::vector<std::string> NvccModules = {}) {
   ImageToRegister Image;
   Image.Data = Fatbin;
   Image.ImageEnd = Fatbin.size();
@@ -58,7 +60,37 @@ emitFatbinRegistration(StringRef Fatbin, RegistrationKind Kind,
   Options.Kind = Kind;
   Options.Relocatable = Settings.Relocatable;
   Options.EntriesSection = Settings.EntriesSection;
+  Options.NvccModules = std::move(NvccModules);
   return emitRegistration({Image}, HostTriple, Options, Name, Dir);
+}
+
+/// The nvcc modules the links of \p Links linked, from nvlink's lists
+/// (DEFINE_REGISTER_FUNC(<ID>) lines), in first-seen order.
+static Expected<std::vector<std::string>>
+readNvccModules(ArrayRef<const PreparedDeviceLink *> Links) {
+  std::vector<std::string> Modules;
+  StringSet<> Seen;
+  for (const PreparedDeviceLink *Link : Links) {
+    if (Link->NvccModuleList.empty())
+      continue;
+    ErrorOr<std::unique_ptr<MemoryBuffer>> List =
+        MemoryBuffer::getFile(Link->NvccModuleList);
+    if (std::error_code EC = List.getError())
+      return createStringError(EC, "cannot read nvlink's list of the nvcc "
+                                   "modules it linked, '%s': %s",
+                               Link->NvccModuleList.c_str(),
+                               EC.message().c_str());
+    SmallVector<StringRef, 8> Lines;
+    (*List)->getBuffer().split(Lines, '\n', -1, /*KeepEmpty=*/false);
+    for (StringRef Line : Lines) {
+      StringRef ID = Line.trim();
+      if (!ID.consume_front("DEFINE_REGISTER_FUNC(") || !ID.consume_back(")"))
+        continue;
+      if (Seen.insert(ID).second)
+        Modules.push_back(ID.str());
+    }
+  }
+  return std::move(Modules);
 }
 
 /// The OpenMP runtime takes each linked image with its metadata, as an
@@ -181,8 +213,14 @@ static Expected<std::string> writeCUDARegistration(
       findCudaTool(Settings.CudaPath, "fatbinary");
   if (!Fatbinary)
     return Fatbinary.takeError();
+  Expected<std::vector<std::string>> NvccModules = readNvccModules(Links);
+  if (!NvccModules)
+    return NvccModules.takeError();
   std::string Output = Dir.path("cuda.fatbin");
   std::vector<std::string> Args = {*Fatbinary, "--create=" + Output, "--64"};
+  // nvcc's link makes a linked fat binary (-link).
+  if (!NvccModules->empty())
+    Args.push_back("-link");
   for (const PreparedDeviceLink *Link : Links) {
     if (Error E = Link->writeOutput())
       return std::move(E);
@@ -210,7 +248,7 @@ static Expected<std::string> writeCUDARegistration(
                              EC.message().c_str());
   return emitFatbinRegistration((*Fatbin)->getBuffer(), RegistrationKind::Cuda,
                                 HostTriple, Settings, "registration-cuda.o",
-                                Dir);
+                                Dir, std::move(*NvccModules));
 }
 
 /// The key of a registration object: the keys of its images (each decides

@@ -18,6 +18,30 @@
 // and registers those of its offload kind: kernels (size 0), variables,
 // managed variables, surfaces and textures, as told by the entry's flags.
 //
+// With nvcc modules (RegistrationOptions::NvccModules), the registration
+// waits for them, as the CUDA toolkit's crt/link.stub does: each module's
+// constructor calls __cudaRegisterLinkedBinary<ID>(callback, ...), defined
+// here for every ID as
+//
+//   void __cudaRegisterLinkedBinary<ID>(void (*cb)(void **), void *, void *,
+//                                        void (*ref)(void *)) {
+//     static const char *P; P = "def <ID>"; ref(&P);   // __nv_module_id
+//     linked(&__fatbinwrap<ID>, cb);
+//   }
+//   static void *Prelinked[N + 1];  // the wrapper's 4th field (version 2)
+//   static void (*Callbacks[N + 1])(void **);
+//   static void linked(const Wrapper *Unit, void (*cb)(void **)) {
+//     static int I;
+//     Prelinked[I] = Unit->data; Callbacks[I] = cb;
+//     if (++I == N) {
+//       Handle = __cudaRegisterFatBinary(&Wrapper); atexit(unreg);
+//       for (I = 0; I < N; ++I) Callbacks[I](Handle);
+//       globals_reg(Handle);
+//       __cudaRegisterFatBinaryEnd(Handle);
+//     }
+//   }
+//
+// The references to __fatbinwrap<ID> load every module's host object.
 //===----------------------------------------------------------------------===//
 
 #include "wrapper-ir/RegistrationCommon.h"
@@ -73,13 +97,27 @@ public:
   void build(const ImageToRegister &Fatbin) {
     EntryBounds Entries = createEntryBounds(M, Options.EntriesSection,
                                             Options.Relocatable);
+    if (!IsHIP && !Options.NvccModules.empty()) {
+      size_t N = Options.NvccModules.size();
+      auto *Prelinked = new GlobalVariable(
+          M, ArrayType::get(Ptr, N + 1), false, GlobalValue::InternalLinkage,
+          ConstantAggregateZero::get(ArrayType::get(Ptr, N + 1)),
+          ".cuda.prelinked_fatbins");
+      GlobalVariable *Wrapper = createWrapper(Fatbin, Prelinked);
+      createLinkedRegistration(Wrapper, Prelinked,
+                               createGlobalsRegistration(Entries));
+      return;
+    }
     GlobalVariable *Wrapper = createWrapper(Fatbin);
     Function *GlobalsReg = createGlobalsRegistration(Entries);
     createRegistration(Wrapper, GlobalsReg);
   }
 
 private:
-  GlobalVariable *createWrapper(const ImageToRegister &Fatbin) {
+  /// \p Prelinked: the array of the nvcc modules' fat binaries, for a
+  /// version 2 wrapper (a linked fat binary).
+  GlobalVariable *createWrapper(const ImageToRegister &Fatbin,
+                                GlobalVariable *Prelinked = nullptr) {
     // HIP's code objects sit at 4096-aligned offsets in the bundle; keeping
     // the bundle itself page-aligned keeps them so in memory.
     GlobalVariable *Image = createByteArray(
@@ -88,9 +126,11 @@ private:
     StructType *WrapperTy =
         StructType::create(C, {I32, I32, Ptr, Ptr}, "fatbin_wrapper");
     Constant *Init = ConstantStruct::get(
-        WrapperTy, {ConstantInt::get(I32, IsHIP ? HIPFatMagic : CudaFatMagic),
-                    ConstantInt::get(I32, 1), Image,
-                    ConstantPointerNull::get(Ptr)});
+        WrapperTy,
+        {ConstantInt::get(I32, IsHIP ? HIPFatMagic : CudaFatMagic),
+         ConstantInt::get(I32, Prelinked ? 2 : 1), Image,
+         Prelinked ? static_cast<Constant *>(Prelinked)
+                   : ConstantPointerNull::get(Ptr)});
     auto *Wrapper = new GlobalVariable(M, WrapperTy, true,
                                        GlobalValue::InternalLinkage, Init,
                                        ".fatbin_wrapper");
@@ -245,6 +285,120 @@ private:
     emitAtExit(B, Unreg);
     B.CreateRetVoid();
     appendToGlobalCtors(M, Reg, RegistrationPriority);
+  }
+
+  /// The registration of a fat binary that links nvcc modules: see the
+  /// file comment.
+  void createLinkedRegistration(GlobalVariable *Wrapper,
+                                GlobalVariable *Prelinked,
+                                Function *GlobalsReg) {
+    size_t N = Options.NvccModules.size();
+    ArrayType *Slots = ArrayType::get(Ptr, N + 1);
+    auto *Callbacks = new GlobalVariable(
+        M, Slots, false, GlobalValue::InternalLinkage,
+        ConstantAggregateZero::get(Slots), ".cuda.linked_callbacks");
+    auto *Count = new GlobalVariable(M, I32, false,
+                                     GlobalValue::InternalLinkage,
+                                     ConstantInt::get(I32, 0),
+                                     ".cuda.linked_count");
+    auto *HandleGV = new GlobalVariable(
+        M, Ptr, false, GlobalValue::InternalLinkage,
+        ConstantPointerNull::get(Ptr), ".cuda.binary_handle");
+
+    Function *Unreg = createStartupFunction(M, ".cuda.fatbin_unreg");
+    IRBuilder<> UB(&Unreg->getEntryBlock());
+    UB.CreateCall(runtime("UnregisterFatBinary", Void, {Ptr}),
+                  UB.CreateAlignedLoad(Ptr, HandleGV, Align(8)));
+    UB.CreateRetVoid();
+
+    // linked(Unit, Callback): notes the module; the last one registers.
+    auto *Linked = Function::Create(FunctionType::get(Void, {Ptr, Ptr}, false),
+                                    GlobalValue::InternalLinkage,
+                                    ".cuda.register_linked", &M);
+    Linked->setSection(".text.startup");
+    auto Block = [&](const char *Name) {
+      return BasicBlock::Create(C, Name, Linked);
+    };
+    BasicBlock *Entry = Block("entry"), *Last = Block("all.linked"),
+               *Loop = Block("callbacks"), *Done = Block("done"),
+               *Return = Block("return");
+    IRBuilder<> B(Entry);
+    Value *I = B.CreateAlignedLoad(I32, Count, Align(4), "i");
+    Value *Index = B.CreateZExt(I, I64);
+    StructType *WrapperTy = cast<StructType>(Wrapper->getValueType());
+    Value *Data = B.CreateAlignedLoad(
+        Ptr, B.CreateStructGEP(WrapperTy, Linked->getArg(0), 2), Align(8),
+        "data");
+    B.CreateAlignedStore(
+        Data, B.CreateInBoundsGEP(Slots, Prelinked, {B.getInt64(0), Index}),
+        Align(8));
+    B.CreateAlignedStore(
+        Linked->getArg(1),
+        B.CreateInBoundsGEP(Slots, Callbacks, {B.getInt64(0), Index}),
+        Align(8));
+    Value *Next = B.CreateAdd(I, ConstantInt::get(I32, 1));
+    B.CreateAlignedStore(Next, Count, Align(4));
+    B.CreateCondBr(B.CreateICmpEQ(Next, ConstantInt::get(I32, N)), Last,
+                   Return);
+
+    B.SetInsertPoint(Last);
+    Value *Handle =
+        B.CreateCall(runtime("RegisterFatBinary", Ptr, {Ptr}), Wrapper);
+    B.CreateAlignedStore(Handle, HandleGV, Align(8));
+    emitAtExit(B, Unreg);
+    B.CreateBr(Loop);
+
+    B.SetInsertPoint(Loop);
+    PHINode *J = B.CreatePHI(I64, 2, "j");
+    J->addIncoming(B.getInt64(0), Last);
+    Value *Callback = B.CreateAlignedLoad(
+        Ptr, B.CreateInBoundsGEP(Slots, Callbacks, {B.getInt64(0), J}),
+        Align(8), "callback");
+    B.CreateCall(FunctionType::get(Void, {Ptr}, false), Callback, {Handle});
+    Value *NextJ = B.CreateAdd(J, B.getInt64(1));
+    J->addIncoming(NextJ, Loop);
+    B.CreateCondBr(B.CreateICmpEQ(NextJ, B.getInt64(N)), Done, Loop);
+
+    B.SetInsertPoint(Done);
+    B.CreateCall(GlobalsReg, Handle);
+    B.CreateCall(M.getOrInsertFunction("__cudaRegisterFatBinaryEnd",
+                                       FunctionType::get(Void, {Ptr}, false)),
+                 Handle);
+    B.CreateBr(Return);
+    B.SetInsertPoint(Return);
+    B.CreateRetVoid();
+
+    // One __cudaRegisterLinkedBinary<ID> for each module.
+    std::vector<GlobalValue *> Used;
+    for (const std::string &ID : Options.NvccModules) {
+      auto *Unit = new GlobalVariable(M, WrapperTy, true,
+                                      GlobalValue::ExternalLinkage, nullptr,
+                                      "__fatbinwrap" + ID);
+      // "def <ID>" in __nv_module_id, as link.stub leaves it, kept alive
+      // through the module's reference function as link.stub keeps it.
+      Constant *DefText =
+          ConstantDataArray::getString(C, "def " + ID, /*AddNull=*/true);
+      auto *Def = new GlobalVariable(M, DefText->getType(), true,
+                                     GlobalValue::InternalLinkage, DefText,
+                                     ".cuda.def_module_id");
+      Def->setSection("__nv_module_id");
+      Def->setAlignment(Align(1));
+      Used.push_back(Def);
+      auto *Holder = new GlobalVariable(M, Ptr, false,
+                                        GlobalValue::InternalLinkage,
+                                        ConstantPointerNull::get(Ptr),
+                                        ".cuda.def_module_id_ref");
+      Function *Fn = Function::Create(
+          FunctionType::get(Void, {Ptr, Ptr, Ptr, Ptr}, false),
+          GlobalValue::ExternalLinkage, "__cudaRegisterLinkedBinary" + ID, &M);
+      IRBuilder<> FB(BasicBlock::Create(C, "entry", Fn));
+      FB.CreateAlignedStore(Def, Holder, Align(8), /*isVolatile=*/true);
+      FB.CreateCall(FunctionType::get(Void, {Ptr}, false), Fn->getArg(3),
+                    {Holder});
+      FB.CreateCall(Linked, {Unit, Fn->getArg(0)});
+      FB.CreateRetVoid();
+    }
+    appendToCompilerUsed(M, Used);
   }
 
   Module &M;

@@ -69,6 +69,15 @@ struct RegistrationOptions {
   bool Relocatable = false;
   /// CUDA: register surfaces and textures too (HIP always does).
   bool CudaSurfacesAndTextures = false;
+  /// CUDA: the nvcc modules (-rdc units, by module ID) whose relocatable
+  /// device code the fat binary links. Their host code registers through
+  /// __cudaRegisterLinkedBinary<ID>, which the module then defines for each,
+  /// as the CUDA toolkit's crt/link.stub does for nvcc's link: the fat
+  /// binary (a version 2 wrapper, with the units' own fat binaries) is
+  /// registered once every unit has called in, the units' callbacks register
+  /// their kernels and variables, then the offload entries of other inputs
+  /// (clang's CUDA objects) are registered on the same handle.
+  std::vector<std::string> NvccModules;
 };
 
 /// Builds the registration module for \p Images on \p HostTriple. CUDA and
