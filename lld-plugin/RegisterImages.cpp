@@ -65,9 +65,17 @@ emitFatbinRegistration(StringRef Fatbin, RegistrationKind Kind,
 }
 
 /// The nvcc modules the links of \p Links linked, from nvlink's lists
-/// (DEFINE_REGISTER_FUNC(<ID>) lines), in first-seen order.
+/// (DEFINE_REGISTER_FUNC(<ID>) lines), in first-seen order; \p Dir is
+/// their work directory.
 static Expected<std::vector<std::string>>
-readNvccModules(ArrayRef<const PreparedDeviceLink *> Links) {
+readNvccModules(ArrayRef<const PreparedDeviceLink *> Links,
+                const WorkDir &Dir) {
+  // nvlink lists its other inputs too (clang's cubins, in the work
+  // directory), under their paths made identifiers; no host code of theirs
+  // calls in.
+  std::string OtherInputs = Dir.path("");
+  for (char &C : OtherInputs)
+    C = isAlnum(C) ? C : '_';
   std::vector<std::string> Modules;
   StringSet<> Seen;
   for (const PreparedDeviceLink *Link : Links) {
@@ -86,7 +94,7 @@ readNvccModules(ArrayRef<const PreparedDeviceLink *> Links) {
       StringRef ID = Line.trim();
       if (!ID.consume_front("DEFINE_REGISTER_FUNC(") || !ID.consume_back(")"))
         continue;
-      if (Seen.insert(ID).second)
+      if (!ID.starts_with(OtherInputs) && Seen.insert(ID).second)
         Modules.push_back(ID.str());
     }
   }
@@ -213,7 +221,7 @@ static Expected<std::string> writeCUDARegistration(
       findCudaTool(Settings.CudaPath, "fatbinary");
   if (!Fatbinary)
     return Fatbinary.takeError();
-  Expected<std::vector<std::string>> NvccModules = readNvccModules(Links);
+  Expected<std::vector<std::string>> NvccModules = readNvccModules(Links, Dir);
   if (!NvccModules)
     return NvccModules.takeError();
   std::string Output = Dir.path("cuda.fatbin");
