@@ -20,17 +20,12 @@
 //
 // With nvcc modules (RegistrationOptions::NvccModules), the registration
 // waits for them, as the CUDA toolkit's crt/link.stub does: each module's
-// constructor calls __cudaRegisterLinkedBinary<ID>(callback, ...), defined
-// here for every ID as
+// constructor calls __cudaRegisterLinkedBinary<ID>(callback, &its wrapper,
+// ...), here an alias of `linked` for every ID:
 //
-//   void __cudaRegisterLinkedBinary<ID>(void (*cb)(void **), void *, void *,
-//                                        void (*ref)(void *)) {
-//     static const char *P; P = "def <ID>"; ref(&P);   // __nv_module_id
-//     linked(&__fatbinwrap<ID>, cb);
-//   }
 //   static void *Prelinked[N + 1];  // the wrapper's 4th field (version 2)
 //   static void (*Callbacks[N + 1])(void **);
-//   static void linked(const Wrapper *Unit, void (*cb)(void **)) {
+//   static void linked(void (*cb)(void **), const Wrapper *Unit, ...) {
 //     static int I;
 //     Prelinked[I] = Unit->data; Callbacks[I] = cb;
 //     if (++I == N) {
@@ -41,7 +36,9 @@
 //     }
 //   }
 //
-// The references to __fatbinwrap<ID> load every module's host object.
+// A table of every __fatbinwrap<ID> loads every module's host object into
+// the host link, as link.stub's references do; "def <ID>" strings go to
+// __nv_module_id as link.stub's.
 //===----------------------------------------------------------------------===//
 
 #include "wrapper-ir/RegistrationCommon.h"
@@ -311,10 +308,13 @@ private:
                   UB.CreateAlignedLoad(Ptr, HandleGV, Align(8)));
     UB.CreateRetVoid();
 
-    // linked(Unit, Callback): notes the module; the last one registers.
-    auto *Linked = Function::Create(FunctionType::get(Void, {Ptr, Ptr}, false),
-                                    GlobalValue::InternalLinkage,
-                                    ".cuda.register_linked", &M);
+    // linked(Callback, Unit, ...): notes the module; the last one
+    // registers. Every __cudaRegisterLinkedBinary<ID> is this function: a
+    // unit passes its own fat binary wrapper. (A function of each, calling
+    // it, made code generation 70% of a 50-unit link's registration.)
+    auto *Linked = Function::Create(
+        FunctionType::get(Void, {Ptr, Ptr, Ptr, Ptr}, false),
+        GlobalValue::InternalLinkage, ".cuda.register_linked", &M);
     Linked->setSection(".text.startup");
     auto Block = [&](const char *Name) {
       return BasicBlock::Create(C, Name, Linked);
@@ -327,13 +327,13 @@ private:
     Value *Index = B.CreateZExt(I, I64);
     StructType *WrapperTy = cast<StructType>(Wrapper->getValueType());
     Value *Data = B.CreateAlignedLoad(
-        Ptr, B.CreateStructGEP(WrapperTy, Linked->getArg(0), 2), Align(8),
+        Ptr, B.CreateStructGEP(WrapperTy, Linked->getArg(1), 2), Align(8),
         "data");
     B.CreateAlignedStore(
         Data, B.CreateInBoundsGEP(Slots, Prelinked, {B.getInt64(0), Index}),
         Align(8));
     B.CreateAlignedStore(
-        Linked->getArg(1),
+        Linked->getArg(0),
         B.CreateInBoundsGEP(Slots, Callbacks, {B.getInt64(0), Index}),
         Align(8));
     Value *Next = B.CreateAdd(I, ConstantInt::get(I32, 1));
@@ -368,14 +368,18 @@ private:
     B.SetInsertPoint(Return);
     B.CreateRetVoid();
 
-    // One __cudaRegisterLinkedBinary<ID> for each module.
-    std::vector<GlobalValue *> Used;
+    // __cudaRegisterLinkedBinary<ID> for each module; a table that refers
+    // to each module's fat binary wrapper, which loads the module's host
+    // object into the host link (its constructor calls in); and, as
+    // link.stub leaves them, "def <ID>" in __nv_module_id.
+    std::vector<Constant *> Units;
+    std::vector<GlobalValue *> Kept;
     for (const std::string &ID : Options.NvccModules) {
-      auto *Unit = new GlobalVariable(M, WrapperTy, true,
-                                      GlobalValue::ExternalLinkage, nullptr,
-                                      "__fatbinwrap" + ID);
-      // "def <ID>" in __nv_module_id, as link.stub leaves it, kept alive
-      // through the module's reference function as link.stub keeps it.
+      GlobalAlias::create(GlobalValue::ExternalLinkage,
+                          "__cudaRegisterLinkedBinary" + ID, Linked);
+      Units.push_back(new GlobalVariable(M, WrapperTy, true,
+                                         GlobalValue::ExternalLinkage, nullptr,
+                                         "__fatbinwrap" + ID));
       Constant *DefText =
           ConstantDataArray::getString(C, "def " + ID, /*AddNull=*/true);
       auto *Def = new GlobalVariable(M, DefText->getType(), true,
@@ -383,22 +387,14 @@ private:
                                      ".cuda.def_module_id");
       Def->setSection("__nv_module_id");
       Def->setAlignment(Align(1));
-      Used.push_back(Def);
-      auto *Holder = new GlobalVariable(M, Ptr, false,
-                                        GlobalValue::InternalLinkage,
-                                        ConstantPointerNull::get(Ptr),
-                                        ".cuda.def_module_id_ref");
-      Function *Fn = Function::Create(
-          FunctionType::get(Void, {Ptr, Ptr, Ptr, Ptr}, false),
-          GlobalValue::ExternalLinkage, "__cudaRegisterLinkedBinary" + ID, &M);
-      IRBuilder<> FB(BasicBlock::Create(C, "entry", Fn));
-      FB.CreateAlignedStore(Def, Holder, Align(8), /*isVolatile=*/true);
-      FB.CreateCall(FunctionType::get(Void, {Ptr}, false), Fn->getArg(3),
-                    {Holder});
-      FB.CreateCall(Linked, {Unit, Fn->getArg(0)});
-      FB.CreateRetVoid();
+      Kept.push_back(Def);
     }
-    appendToCompilerUsed(M, Used);
+    ArrayType *UnitsTy = ArrayType::get(Ptr, Units.size());
+    Kept.push_back(new GlobalVariable(M, UnitsTy, true,
+                                      GlobalValue::InternalLinkage,
+                                      ConstantArray::get(UnitsTy, Units),
+                                      ".cuda.linked_units"));
+    appendToCompilerUsed(M, Kept);
   }
 
   Module &M;
