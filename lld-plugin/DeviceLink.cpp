@@ -97,13 +97,16 @@ prepareNVPTXLink(const DeviceLinkJob &Job, const OffloadOptions &Options,
   }
   // With nvcc's code, nvcc's link options: its device runtime, and the list
   // of the units linked (the registration defines a function for each).
-  std::vector<std::string> NvccArgs;
+  using Arg = DeviceLinkArg;
+  std::vector<DeviceLinkArg> NvccArgs;
   if (!NvccObjects.empty()) {
     Link.NvccModuleList = Dir.path(Job.fileName() + ".reg.c");
     SmallString<128> Lib(Options.CudaPath);
     sys::path::append(Lib, "lib64");
-    NvccArgs = {"-m64", "--register-link-binaries=" + Link.NvccModuleList,
-                "-L" + Lib.str().str(), "-cpu-arch=X86_64", "-lcudadevrt"};
+    NvccArgs = {Arg::option("-m64"),
+                Arg::option("--register-link-binaries=" + Link.NvccModuleList),
+                Arg::searchDir(Lib), Arg::option("-cpu-arch=X86_64"),
+                Arg::library("cudadevrt")};
   }
   auto ForJob = [&](StringRef TripleName) {
     return TripleName.empty() ||
@@ -112,10 +115,12 @@ prepareNVPTXLink(const DeviceLinkJob &Job, const OffloadOptions &Options,
   for (const auto &[TripleName, Lib] : Options.DeviceLibs)
     if (ForJob(TripleName))
       Request.Libraries.push_back(Lib);
-  llvm::append_range(Request.NVLinkArgs, NvccArgs);
-  for (const auto &[TripleName, Arg] : Options.DeviceLinkerArgs)
+  std::vector<std::string> UserArgs;
+  for (const auto &[TripleName, A] : Options.DeviceLinkerArgs)
     if (ForJob(TripleName))
-      Request.NVLinkArgs.push_back(Arg);
+      UserArgs.push_back(A);
+  Request.NVLinkArgs = spell(NvccArgs);
+  llvm::append_range(Request.NVLinkArgs, UserArgs);
   if (Job.Kind == OffloadKind::OpenMP && Request.Libraries.empty()) {
     Expected<std::string> Runtime = openMPDeviceRuntime(Job, Options);
     if (!Runtime)
@@ -125,7 +130,6 @@ prepareNVPTXLink(const DeviceLinkJob &Job, const OffloadOptions &Options,
 
   // Cubins only: nvlink itself. Bitcode, or device libraries (which are
   // bitcode: LLVM's device runtime, libdevice): LTO, ptxas and nvlink, by us.
-  using Arg = DeviceLinkArg;
   std::vector<DeviceLinkArg> &Planned = Link.Planned;
   if (!Job.NeedsLTO && Request.Libraries.empty()) {
     Link.Program = *NVLink;
@@ -133,18 +137,21 @@ prepareNVPTXLink(const DeviceLinkJob &Job, const OffloadOptions &Options,
     Planned.push_back(Arg::output(Link.Output));
     for (const std::string &Input : Request.Inputs)
       Planned.push_back(Arg::input(Input));
-    for (const std::string &A : Request.NVLinkArgs)
+    llvm::append_range(Planned, NvccArgs);
+    for (const std::string &A : UserArgs)
       Planned.push_back(Arg::option(A));
     Link.Args = spell(Planned);
     return std::move(Link);
   }
-  // What decides the cubin, for the cache key: the request.
+  // What decides the cubin, for the cache key: the request (nvcc's
+  // options as they are, so that the device runtime is read for the key).
   Planned.push_back(Arg::option("--arch=" + Request.Arch));
   for (const std::string &Input : Request.Inputs)
     Planned.push_back(Arg::input(Input));
   for (const std::string &Lib : Request.Libraries)
     Planned.push_back(Arg::input(Lib));
-  for (const std::string &A : Request.NVLinkArgs)
+  llvm::append_range(Planned, NvccArgs);
+  for (const std::string &A : UserArgs)
     Planned.push_back(Arg::option("--nvlink-arg=" + A));
   Link.NVPTX = std::move(Request);
   return std::move(Link);

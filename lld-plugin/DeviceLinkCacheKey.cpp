@@ -153,11 +153,15 @@ public:
     return Error::success();
   }
 
-  /// A work-directory path made relative: each link has its own.
-  std::string relative(StringRef Path) const {
-    if (Path.starts_with(WorkPrefix))
-      return ("<work>/" + Path.drop_front(WorkPrefix.size())).str();
-    return Path.str();
+  /// A work-directory path made relative, in an option too
+  /// (--register-link-binaries=<path>): each link has its own.
+  std::string relative(StringRef Option) const {
+    std::string Out;
+    for (size_t At; (At = Option.find(WorkPrefix)) != StringRef::npos;) {
+      Out += Option.take_front(At).str() + "<work>/";
+      Option = Option.drop_front(At + WorkPrefix.size());
+    }
+    return Out + Option.str();
   }
 
   std::string finish() { return H.finish(); }

@@ -224,10 +224,6 @@ static void lookUpDeviceLinks(
     function_ref<std::vector<RegistrationKey>()> RegistrationKeys) {
   using Tier = DeviceLinkCache::Tier;
   for (PreparedDeviceLink &Link : Links) {
-    // Not kept: the registration of nvcc's code needs nvlink's list of the
-    // units it linked, which only a link that runs makes.
-    if (!Link.NvccModuleList.empty())
-      continue;
     Expected<std::string> Key = Cache.key(Link, Dir);
     if (!Key)
       reportWarning(Key.takeError());
@@ -259,8 +255,12 @@ static void lookUpDeviceLinks(
   }
   Keys.clear();
   std::vector<size_t> Asked;
+  // An image of nvcc's code is of no use alone: its registration needs
+  // nvlink's list of the units it linked, which only a link that runs makes
+  // (and the registration object keeps).
   for (auto [N, Link] : enumerate(Links))
-    if (!InRegistration[N] && !Link.CacheKey.empty()) {
+    if (!InRegistration[N] && !Link.CacheKey.empty() &&
+        Link.NvccModuleList.empty()) {
       Keys.push_back(Link.CacheKey);
       Asked.push_back(N);
     }
@@ -375,7 +375,8 @@ uploadDeviceLinks(DeviceLinkCache &Cache, ArrayRef<PreparedDeviceLink> Links,
       std::move(Cache.PendingUploads);
   Cache.PendingUploads.clear();
   for (const PreparedDeviceLink &Link : Links) {
-    if (Link.Cached || Link.CacheKey.empty() || !Pick(Link))
+    if (Link.Cached || Link.CacheKey.empty() || !Link.NvccModuleList.empty() ||
+        !Pick(Link))
       continue;
     ErrorOr<std::unique_ptr<MemoryBuffer>> Image =
         MemoryBuffer::getFile(Link.Output, /*IsText=*/false,
@@ -408,7 +409,7 @@ void keepDeviceLinks(DeviceLinkCache &Cache,
     return Link.omitsArchives();
   });
   for (const PreparedDeviceLink &Link : Links)
-    if (!Link.Cached && !Link.CacheKey.empty())
+    if (!Link.Cached && !Link.CacheKey.empty() && Link.NvccModuleList.empty())
       if (Error E = Cache.store(Link.CacheKey, Link.Output))
         reportWarning(createStringError(
             inconvertibleErrorCode(),
