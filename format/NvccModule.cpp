@@ -62,7 +62,9 @@ readNvccModuleCode(const ObjectFile &Obj, StringRef Name) {
   NvccModuleCode Module;
   for (StringRef Rest = IDs.value_or(""); !Rest.empty();) {
     auto [ID, After] = Rest.split('\0');
-    if (!ID.empty())
+    // "def <ID>": a unit an nvcc -dlink output (merged in by ld -r)
+    // registers, not one of this object's.
+    if (!ID.empty() && !ID.starts_with("def "))
       Module.ModuleIDs.push_back(ID.str());
     Rest = After;
   }

@@ -230,10 +230,10 @@ Error DeviceInputs::scanInput(MemoryBufferRef Buffer, StringRef Name,
     }
     if (!HasDeviceCode)
       return Error::success();
-    if (Error E = addNvccModule(**Obj, Buffer, Name, Found))
-      return E;
     if (Loaded)
       addEntryTargets(**Obj, Name, Targets);
+    // The nvcc module the host code registers, if any.
+    std::string RegistersNvccModule;
     for (const SymbolRef &Sym : (*Obj)->symbols()) {
       Expected<uint32_t> Flags = Sym.getFlags();
       Expected<StringRef> SymName = Sym.getName();
@@ -260,6 +260,8 @@ Error DeviceInputs::scanInput(MemoryBufferRef Buffer, StringRef Name,
         CallsOpenMPRegistration |= *Kind == OffloadKind::OpenMP;
       }
       RegistersOffloadEntries |= isOffloadEntriesStart(*SymName);
+      if (SymName->starts_with(NvccRegisterLinkedPrefix))
+        RegistersNvccModule = *SymName;
       // Old-driver HIP units (-fgpu-rdc) leave their fat binary and module
       // handle, named after the unit, for the link to define.
       StringRef CUID = *SymName;
@@ -268,6 +270,8 @@ Error DeviceInputs::scanInput(MemoryBufferRef Buffer, StringRef Name,
           HIPUnitSet.insert(CUID).second)
         HIPUnits.push_back(CUID.str());
     }
+    if (Error E = addNvccModule(**Obj, Buffer, Name, RegistersNvccModule, Found))
+      return E;
   }
 
   // The new offload driver's wrapper object (clang-linker-wrapper's, for
@@ -359,11 +363,19 @@ Error DeviceInputs::addBundleSection(const SectionRef &Sec, StringRef SecName,
 }
 
 Error DeviceInputs::addNvccModule(const ObjectFile &Obj, MemoryBufferRef Object,
-                                  StringRef Name,
+                                  StringRef Name, StringRef Registers,
                                   std::vector<Candidate> *Found) {
   Expected<std::optional<NvccModuleCode>> Code = readNvccModuleCode(Obj, Name);
   if (!Code)
     return Code.takeError();
+  // Host code of -rdc whose device code is gone (stripped, or a section
+  // dropped): its registration would be undefined, and its kernels absent.
+  if (!*Code && !Registers.empty())
+    return inputError(Name, "its host code registers an nvcc module (" +
+                                Registers +
+                                ") but it has no relocatable device code "
+                                "(no " +
+                                NvccRelocatableSection + " section)");
   if (!*Code)
     return Error::success();
   // The CUDA device runtime is nvlink's library (-lcudadevrt), which it

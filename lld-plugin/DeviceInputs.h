@@ -160,9 +160,11 @@ private:
                                llvm::StringRef Name,
                                std::vector<Candidate> *Found);
   /// Adds the images of nvcc's relocatable device code in \p Object, if it
-  /// has any.
+  /// has any; \p Registers: the __cudaRegisterLinkedBinary<ID> its host code
+  /// calls, if any.
   llvm::Error addNvccModule(const llvm::object::ObjectFile &Obj,
                             llvm::MemoryBufferRef Object, llvm::StringRef Name,
+                            llvm::StringRef Registers,
                             std::vector<Candidate> *Found);
   /// True for nvcc modules an input has device-linked already (an nvcc
   /// -dlink output, which registers them too).
