@@ -270,7 +270,8 @@ Error DeviceInputs::scanInput(MemoryBufferRef Buffer, StringRef Name,
           HIPUnitSet.insert(CUID).second)
         HIPUnits.push_back(CUID.str());
     }
-    if (Error E = addNvccModule(**Obj, Buffer, Name, RegistersNvccModule, Found))
+    if (Error E =
+            addNvccModule(**Obj, Buffer, Name, RegistersNvccModule, Found))
       return E;
   }
 
