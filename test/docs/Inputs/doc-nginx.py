@@ -20,11 +20,16 @@ import os
 import re
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
 import time
+
+# The remote-cache tests' server helpers: a free port, and waiting for it.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "..", "ld.lld-offload", "Inputs",
+                                "remote"))
+from server import free_port, wait_for  # noqa: E402
 
 DOC_ROOT = "/srv/lld-offload-cache"
 LIFETIME = 300
@@ -48,22 +53,6 @@ def blocks(doc):
         out.append((info, "\n".join(body) + "\n"))
         i += 1
     return out
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def wait_for(port):
-    for _ in range(200):
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.1).close()
-            return
-        except OSError:
-            time.sleep(0.05)
-    sys.exit("nginx on port %d did not start" % port)
 
 
 def start(doc, d):
