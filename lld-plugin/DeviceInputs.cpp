@@ -63,8 +63,15 @@ Error DeviceInputs::scanLoadedInputs(const LoadedInputs &Loaded,
     TraceName Name = splitTraceName(Line);
     bool IsMember = !Name.Member.empty();
     unsigned Occurrence = IsMember ? LoadedMembers.next(Line) : 0;
-    if (Index && !Index->mayHoldDeviceCode(Line, Occurrence))
+    // An object of the program's own, not the C runtime's (which nvcc's
+    // link does not give nvlink).
+    StringRef File = sys::path::filename(Line);
+    bool Own = !IsMember && File.ends_with(".o") && !File.starts_with("crt") &&
+               !File.ends_with("crt1.o");
+    if (Index && !Index->mayHoldDeviceCode(Line, Occurrence)) {
+      ObjectsBesideNvcc |= Own;
       continue;
+    }
     MemoryBufferRef Buffer;
     const ArchiveMember *Member = nullptr;
     if (IsMember) {
@@ -88,6 +95,11 @@ Error DeviceInputs::scanLoadedInputs(const LoadedInputs &Loaded,
     size_t First = Found.size();
     if (Error E = scanInput(Buffer, Line, &Found, /*Loaded=*/true))
       return E;
+    ObjectsBesideNvcc |=
+        Own && llvm::none_of(MutableArrayRef(Found).drop_front(First),
+                             [](const Candidate &C) {
+                               return !C.Found.NvccObject.empty();
+                             });
     if (Member)
       placeArchiveMember(MutableArrayRef(Found).drop_front(First), Name.Path,
                          Member->index());
@@ -395,19 +407,12 @@ Error DeviceInputs::addNvccModule(const ObjectFile &Obj, MemoryBufferRef Object,
   for (const NvccModuleImage &I : (*Code)->Images) {
     if (I.IsPTX && Cubins.contains(I.Arch))
       continue;
-    StringRef Bytes = I.Entry.Payload;
-    if (I.Entry.isCompressed()) {
-      Expected<SmallVector<uint8_t, 0>> Inflated =
-          decompressCudaFatbinEntry(I.Entry, Where);
-      if (!Inflated)
-        return Inflated.takeError();
-      Bytes = this->Inflated.keep(
-          SmallVector<char, 0>(Inflated->begin(), Inflated->end()));
-    }
     OffloadImage Image;
     Image.TheOffloadKind = OffloadKind::Cuda;
     Image.TheImageKind = I.IsPTX ? ImageKind::PTX : ImageKind::Cubin;
-    Image.Image = Bytes;
+    // Read (inflated) by load() when its symbols are.
+    Image.DeferredSize = I.Entry.isCompressed() ? I.Entry.UncompressedSize
+                                                : I.Entry.Payload.size();
     Image.Strings = {{"triple", "nvptx64-nvidia-cuda"},
                      {"arch", Saver.save(I.Arch)}};
     Candidate C;
@@ -415,6 +420,7 @@ Error DeviceInputs::addNvccModule(const ObjectFile &Obj, MemoryBufferRef Object,
                Where + "+0x" + utohexstr(I.Entry.PayloadOffset)};
     C.Found.NvccObject = Object.getBuffer();
     C.Found.NvccModuleIDs = (*Code)->ModuleIDs;
+    C.NvccEntry = I.Entry;
     Found->push_back(std::move(C));
   }
   return Error::success();
@@ -428,6 +434,20 @@ bool DeviceInputs::linkedAlready(const Candidate &C) const {
 }
 
 Error DeviceInputs::load(Candidate &C) {
+  if (C.NvccEntry) {
+    StringRef Bytes = C.NvccEntry->Payload;
+    if (C.NvccEntry->isCompressed()) {
+      Expected<SmallVector<uint8_t, 0>> Out =
+          decompressCudaFatbinEntry(*C.NvccEntry, C.Found.Where);
+      if (!Out)
+        return Out.takeError();
+      Bytes = Inflated.keep(SmallVector<char, 0>(Out->begin(), Out->end()));
+    }
+    C.Found.Image.Image = Bytes;
+    C.Found.Image.DeferredSize.reset();
+    C.NvccEntry.reset();
+    return Error::success();
+  }
   if (!C.Found.Image.isDeferred())
     return Error::success();
   // The first image of a binary that is used inflates all of them, in one
@@ -459,6 +479,13 @@ Error DeviceInputs::take(Candidate &C) {
   // wrapper object): they are not linked or registered again.
   if (RegisteredKinds.count(C.Found.Image.TheOffloadKind))
     return Error::success();
+  // nvcc's code (nvlink is given its host object) is read only where its
+  // symbols matter: when an archive member may be needed.
+  if (C.NvccEntry && !NoteNvccSymbols) {
+    Images.push_back(C.Found);
+    UnreadNvcc.push_back(C);
+    return Error::success();
+  }
   if (Error E = load(C))
     return E;
   Images.push_back(C.Found);
@@ -585,7 +612,19 @@ Error DeviceInputs::addArchiveMembersDeviceCodeNeeds(
     }
 
   // Take members whose images define what the images taken so far need,
-  // until they need nothing more that a member defines.
+  // until they need nothing more that a member defines: nvcc's code too now,
+  // when a member is left to take.
+  if (llvm::any_of(Left, [](const Candidate &C) { return !C.Taken; })) {
+    NoteNvccSymbols = true;
+    for (Candidate &C : UnreadNvcc) {
+      if (Error E = load(C))
+        return E;
+      if (Error E = noteSymbols(C.Found.Image, C.Found.Where,
+                                Uses[DeviceLinkKey::of(C.Found.Image)]))
+        return E;
+    }
+    UnreadNvcc.clear();
+  }
   for (bool Changed = true; Changed;) {
     Changed = false;
     for (Candidate &C : Left) {

@@ -15,6 +15,7 @@
 
 #include "format/ArchiveMembers.h"
 #include "format/FindOffloadBinaries.h"
+#include "format/InspectCudaFatbin.h"
 #include "format/TargetSelection.h"
 #include "lld-plugin/DeviceLinkKey.h"
 #include "lld-plugin/LinkInputs.h"
@@ -94,6 +95,12 @@ public:
   /// driver with -fgpu-rdc, which leaves both for the link to define.
   llvm::ArrayRef<std::string> hipFatbinUnits() const { return HIPUnits; }
 
+  /// True if the host link loads objects of the program's own that are not
+  /// nvcc's relocatable device code (a g++ object, a whole-program nvcc
+  /// unit): nvcc's link gives nvlink those too, which keeps nvlink from
+  /// dropping kernels the units' host code does not name.
+  bool loadsObjectsBesideNvcc() const { return ObjectsBesideNvcc; }
+
   /// Device images, in link order.
   llvm::ArrayRef<DeviceImage> images() const { return Images; }
 
@@ -133,6 +140,8 @@ private:
     size_t Binary = 0, Index = 0;
     /// The symbols the image defines, once read.
     std::optional<llvm::StringSet<>> Defines;
+    /// For nvcc's code not read yet: its fat binary entry.
+    std::optional<CudaFatbinEntry> NvccEntry;
   };
   /// Symbols the images of one (offload kind, triple, arch) define and need.
   struct SymbolUse {
@@ -208,6 +217,11 @@ private:
   /// nvcc modules whose __cudaRegisterLinkedBinary<ID> an input defines (an
   /// nvcc -dlink output): their device code is linked already.
   llvm::StringSet<> NvccModulesLinked;
+  /// nvcc's images taken before their symbols mattered, and whether they
+  /// matter now (addArchiveMembersDeviceCodeNeeds() has members to take).
+  std::vector<Candidate> UnreadNvcc;
+  bool NoteNvccSymbols = false;
+  bool ObjectsBesideNvcc = false;
   /// Symbol use per device link key (kind, triple, arch) of the images
   /// taken so far.
   std::map<DeviceLinkKey, SymbolUse> Uses;

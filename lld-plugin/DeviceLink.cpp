@@ -67,8 +67,8 @@ openMPDeviceRuntime(const DeviceLinkJob &Job, const OffloadOptions &Options) {
 /// sm_NN; a fat binary is made of the results when they are registered.
 /// Bitcode goes through LTO and ptxas first (NVPTXLink.h).
 static Expected<PreparedDeviceLink>
-prepareNVPTXLink(const DeviceLinkJob &Job, const OffloadOptions &Options,
-                 const WorkDir &Dir) {
+prepareNVPTXLink(const DeviceLinkJob &Job, const HostLinkInfo &Host,
+                 const OffloadOptions &Options, const WorkDir &Dir) {
   PreparedDeviceLink Link;
   Link.Job = &Job;
   Link.Output = Dir.path(Job.fileName() + ".cubin");
@@ -93,6 +93,12 @@ prepareNVPTXLink(const DeviceLinkJob &Job, const OffloadOptions &Options,
                  (Nvcc ? ".o" : Bitcode ? ".bc" : ".cubin"));
     Link.Unwritten.emplace_back(Path, Nvcc ? Image->NvccObject
                                            : Image->Image.Image);
+    Request.Inputs.push_back(Path);
+  }
+  // With the program's other objects, what stands for them.
+  if (!NvccObjects.empty() && !Host.NvlinkHostObject.empty()) {
+    std::string Path = Dir.path(Job.fileName() + ".host.o");
+    Link.Unwritten.emplace_back(Path, Host.NvlinkHostObject);
     Request.Inputs.push_back(Path);
   }
   // With nvcc's code, nvcc's link options: its device runtime, and the list
@@ -199,7 +205,7 @@ Expected<PreparedDeviceLink> prepareDeviceLink(const DeviceLinkJob &Job,
                                                const WorkDir &Dir,
                                                bool EveryLibrary) {
   if (Job.TargetTriple.isNVPTX())
-    return prepareNVPTXLink(Job, Options, Dir);
+    return prepareNVPTXLink(Job, Host, Options, Dir);
   PreparedDeviceLink Link;
   Link.Job = &Job;
   Link.Output = Dir.path(Job.fileName() + ".img");

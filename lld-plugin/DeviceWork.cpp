@@ -11,10 +11,13 @@
 #include "lld-plugin/WorkDir.h"
 
 #include "support/AtomicOutput.h"
+#include "wrapper-ir/Emit.h"
 
 #include "format/TargetSelection.h"
 
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/WithColor.h"
 
@@ -146,6 +149,20 @@ Expected<DeviceWork> findDeviceWork(const LinkCommandLine &CL,
     return std::move(E);
   Work.Host = getHostLinkInfo(CL.LLD, Loaded);
   Work.Host.Named = &Named;
+  if (Inputs.loadsObjectsBesideNvcc() &&
+      llvm::any_of(Inputs.images(), [](const DeviceImage &Image) {
+        return !Image.NvccObject.empty();
+      })) {
+    LLVMContext Context;
+    Module Empty("host", Context);
+    Empty.setTargetTriple(Work.Host.HostTriple);
+    if (Error E = setTargetDataLayout(Empty))
+      return std::move(E);
+    Expected<SmallString<0>> Object = emitModule(Empty, EmitOptions());
+    if (!Object)
+      return Object.takeError();
+    Work.Host.NvlinkHostObject = Object->str().str();
+  }
   raw_string_ostream OS(Work.Description);
   for (const DeviceImage &Image : Inputs.images())
     OS << "image " << Image.Where << "\n";

@@ -40,6 +40,12 @@ struct HostLinkInfo {
   /// The host command line's inputs as found for it, when known: where its
   /// -l<name>s are, which CPU device links need not look for again.
   const LinkInputs *Named = nullptr;
+  /// For nvlink beside nvcc's units, when the host link loads objects of
+  /// its own (DeviceInputs::loadsObjectsBesideNvcc()): an empty host object,
+  /// which stands for them as nvcc's link gives them to nvlink (an input
+  /// without the units' host tables keeps nvlink from dropping kernels that
+  /// no unit's host code names). Empty otherwise.
+  std::string NvlinkHostObject;
 };
 
 /// Reads what device links need from the host link's arguments. \p Loaded
