@@ -437,6 +437,20 @@ void keepDeviceLinks(DeviceLinkCache &Cache,
     reportWarning(std::move(E));
 }
 
+std::vector<std::string> hostLibraries(const LinkCommandLine &CL,
+                                       ArrayRef<PreparedDeviceLink> Links) {
+  // nvcc's code may need the CUDA device runtime's host part (its module,
+  // which nvlink linked from libcudadevrt.a, registers through ours), as
+  // nvcc's link always names it.
+  if (CL.Relocatable || llvm::none_of(Links, [](const PreparedDeviceLink &L) {
+        return !L.NvccModuleList.empty();
+      }))
+    return {};
+  SmallString<128> DeviceRuntime(CL.Offload.CudaPath);
+  sys::path::append(DeviceRuntime, "lib64", "libcudadevrt.a");
+  return {DeviceRuntime.str().str()};
+}
+
 Expected<std::vector<std::string>>
 registerImages(const LinkCommandLine &CL, const DeviceWork &Work,
                ArrayRef<PreparedDeviceLink> Links, const WorkDir &Dir,
@@ -472,16 +486,7 @@ registerImages(const LinkCommandLine &CL, const DeviceWork &Work,
   if (!Registration)
     return Registration.takeError();
   llvm::append_range(Extra, Registration->Paths);
-  // nvcc's code may need the CUDA device runtime's host part (its module,
-  // which nvlink linked from libcudadevrt.a, registers through ours), as
-  // nvcc's link always names it.
-  if (!CL.Relocatable && llvm::any_of(Links, [](const PreparedDeviceLink &L) {
-        return !L.NvccModuleList.empty();
-      })) {
-    SmallString<128> DeviceRuntime(Opts.CudaPath);
-    sys::path::append(DeviceRuntime, "lib64", "libcudadevrt.a");
-    Extra.push_back(DeviceRuntime.str().str());
-  }
+  llvm::append_range(Extra, hostLibraries(CL, Links));
 
   // A fat binary of hundreds of MiB between .text and .data would push them
   // apart beyond the +-2 GiB that small-code-model references reach: place

@@ -76,11 +76,16 @@ void uploadCompleteDeviceLinks(DeviceLinkCache &Cache,
 void keepDeviceLinks(DeviceLinkCache &Cache,
                      llvm::ArrayRef<PreparedDeviceLink> Links);
 
+/// The libraries the host link gets beside the registration objects of
+/// \p Links: the CUDA device runtime (libcudadevrt.a) with nvcc's code.
+std::vector<std::string> hostLibraries(const LinkCommandLine &CL,
+                                       llvm::ArrayRef<PreparedDeviceLink> Links);
+
 /// Builds the objects that register the linked images at startup (one per
 /// offload kind) and returns the host link's arguments for them: the
-/// objects, and the scripts a relocatable output or a large fat binary
-/// needs, after \p Keep (keepEntries()). Objects of cached images come
-/// from \p Cache, when given, and are kept there.
+/// objects, hostLibraries(), and the scripts a relocatable output or a
+/// large fat binary needs, after \p Keep (keepEntries()). Objects of
+/// cached images come from \p Cache, when given, and are kept there.
 llvm::Expected<std::vector<std::string>>
 registerImages(const LinkCommandLine &CL, const DeviceWork &Work,
                llvm::ArrayRef<PreparedDeviceLink> Links, const WorkDir &Dir,

@@ -270,6 +270,7 @@ Findings linkRound(LinkState &S) {
     Runtime = runtimeArguments(S.CL);
   if (S.Opts.DryRun) {
     std::vector<std::string> Extra = {"<registration object>"};
+    llvm::append_range(Extra, hostLibraries(S.CL, *Links));
     if (!S.CL.Relocatable)
       llvm::append_range(Extra, *Keep);
     llvm::append_range(Extra, Runtime);
