@@ -425,6 +425,14 @@ Expected<std::optional<Pruner::Bytes>> Pruner::pruneObject(MemoryBufferRef Data,
   // The __CLANG_OFFLOAD_BUNDLE__ sections: one bundle, an entry each.
   std::vector<BundleEntry> BundleEntries;
   std::vector<std::string> BundleSections;
+  // Sections rewritten in place, at their file offsets: nvcc's
+  // __nv_relfatbin. ObjCopy's UpdateSection of LLVM 22 leaves the symbols
+  // defined in an updated section with st_shndx SHN_XINDEX and no
+  // SHT_SYMTAB_SHNDX (llvm/llvm-project#168060), which linkers reject, and
+  // nvcc's objects define fatbinData there. A pruned fat binary stays where
+  // it was anyway (pruneFatbinSection()), so the section keeps its size,
+  // zero after its end, and every symbol and relocation stays valid.
+  std::vector<std::pair<uint64_t, Bytes>> InPlace;
 
   for (const SectionRef &Sec : (*Obj)->sections()) {
     Expected<StringRef> SecName = Sec.getName();
@@ -462,6 +470,12 @@ Expected<std::optional<Pruner::Bytes>> Pruner::pruneObject(MemoryBufferRef Data,
       return Pruned.takeError();
     if (StringRef(Pruned->data(), Pruned->size()) == *Contents)
       continue;
+    if (*SecName == "__nv_relfatbin" && Pruned->size() <= Contents->size() &&
+        (*Obj)->isELF()) {
+      Pruned->resize(Contents->size(), '\0');
+      InPlace.emplace_back(ELFSectionRef(Sec).getOffset(), std::move(*Pruned));
+      continue;
+    }
     const std::string &Kept = Names.emplace_back(*SecName);
     Config.Common.UpdateSection.emplace_back(
         Kept, MemoryBuffer::getMemBufferCopy(
@@ -487,12 +501,23 @@ Expected<std::optional<Pruner::Bytes>> Pruner::pruneObject(MemoryBufferRef Data,
         return std::move(E);
     }
   }
+  Bytes Patched(Data.getBuffer().begin(), Data.getBuffer().end());
+  for (const auto &[Offset, Section] : InPlace)
+    llvm::copy(Section, Patched.begin() + Offset);
   if (Config.Common.UpdateSection.empty() && Config.Common.ToRemove.empty())
-    return Bytes(Data.getBuffer().begin(), Data.getBuffer().end());
+    return std::move(Patched);
 
   // The objcopy that clang-offload-bundler's objects go through, checked
   // the same way.
-  return runObjcopy(Config, **Obj, Data);
+  if (InPlace.empty())
+    return runObjcopy(Config, **Obj, Data);
+  MemoryBufferRef PatchedRef(StringRef(Patched.data(), Patched.size()),
+                             Data.getBufferIdentifier());
+  Expected<std::unique_ptr<ObjectFile>> PatchedObj =
+      ObjectFile::createObjectFile(PatchedRef);
+  if (!PatchedObj)
+    return PatchedObj.takeError();
+  return runObjcopy(Config, **PatchedObj, PatchedRef);
 }
 
 //===----------------------------------------------------------------------===//
