@@ -11,6 +11,13 @@ using namespace llvm::object;
 
 namespace offload {
 
+std::string nvlinkModuleIDOfPath(StringRef Path) {
+  std::string ID = Path.str();
+  for (char &C : ID)
+    C = isAlnum(C) ? C : '_';
+  return ID;
+}
+
 Expected<std::vector<CudaFatbin>> readCudaFatbinSequence(StringRef Section,
                                                          StringRef Name) {
   std::vector<CudaFatbin> Fatbins;
@@ -82,12 +89,14 @@ readNvccModuleCode(const ObjectFile &Obj, StringRef Name) {
                              " fat binaries for " +
                              Twine(Module.ModuleIDs.size()) +
                              " module IDs in " + NvccModuleIDSection);
-  for (const CudaFatbin &Fatbin : *Fatbins)
+  for (const CudaFatbin &Fatbin : *Fatbins) {
+    Module.Fatbins.push_back(Fatbin.Data);
     for (const CudaFatbinEntry &Entry : Fatbin.Entries) {
       bool IsPTX = Entry.Kind == uint16_t(CudaFatbinEntryKind::PTX);
       Module.Images.push_back(
           {"sm_" + std::to_string(Entry.Arch), IsPTX, Entry});
     }
+  }
   return std::move(Module);
 }
 

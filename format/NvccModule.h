@@ -52,9 +52,16 @@ struct NvccModuleImage {
 struct NvccModuleCode {
   /// The module IDs, in section order.
   std::vector<std::string> ModuleIDs;
+  /// Each module's fat binary (one for each ID, in order).
+  std::vector<llvm::StringRef> Fatbins;
   /// Each fat binary's images, in section order.
   std::vector<NvccModuleImage> Images;
 };
+
+/// The module ID nvlink gives an input that has none (a fat binary, a
+/// cubin) in its --register-link-binaries list: the input's path, each
+/// character but a letter or digit made '_'.
+std::string nvlinkModuleIDOfPath(llvm::StringRef Path);
 
 /// Reads the fat binaries that follow each other in \p Section (8-aligned,
 /// zero padding between). Errors name \p Name and the offset.

@@ -420,6 +420,8 @@ Error DeviceInputs::addNvccModule(const ObjectFile &Obj, MemoryBufferRef Object,
                Where + "+0x" + utohexstr(I.Entry.PayloadOffset)};
     C.Found.NvccObject = Object.getBuffer();
     C.Found.NvccModuleIDs = (*Code)->ModuleIDs;
+    if ((*Code)->Fatbins.size() > 1)
+      C.Found.NvccFatbins = (*Code)->Fatbins;
     C.NvccEntry = I.Entry;
     Found->push_back(std::move(C));
   }

@@ -53,6 +53,10 @@ struct DeviceImage {
   /// which the registration defines __cudaRegisterLinkedBinary<ID> for.
   llvm::StringRef NvccObject;
   std::vector<std::string> NvccModuleIDs;
+  /// With several modules (an `ld -r` output): each one's fat binary, which
+  /// nvlink is given in place of the object (it reads an object's first
+  /// fat binary only).
+  std::vector<llvm::StringRef> NvccFatbins;
 };
 
 /// The device code of a link's loaded inputs.

@@ -10,6 +10,7 @@
 
 #include "format/BundleEntryID.h"
 #include "format/FindOffloadBinaries.h"
+#include "format/NvccModule.h"
 #include "support/AtomicOutput.h"
 #include "support/CrashReport.h"
 
@@ -86,6 +87,17 @@ prepareNVPTXLink(const DeviceLinkJob &Job, const HostLinkInfo &Host,
   for (auto [N, Image] : llvm::enumerate(Job.Images)) {
     bool Nvcc = !Image->NvccObject.empty();
     if (Nvcc && !NvccObjects.insert(Image->NvccObject.data()).second)
+      continue;
+    // An `ld -r` output of several units: each one's fat binary.
+    for (auto [K, Fatbin] : llvm::enumerate(Image->NvccFatbins)) {
+      std::string Path = Dir.path(Job.fileName() + "." + std::to_string(N) +
+                                  "." + std::to_string(K) + ".fatbin");
+      Link.Unwritten.emplace_back(Path, Fatbin);
+      Request.Inputs.push_back(Path);
+      Link.NvccFatbinModules[nvlinkModuleIDOfPath(Path)] =
+          Image->NvccModuleIDs[K];
+    }
+    if (!Image->NvccFatbins.empty())
       continue;
     bool Bitcode = Image->Image.TheImageKind == ImageKind::Bitcode;
     std::string Path =

@@ -20,6 +20,8 @@
 #include "lld-plugin/RunLLD.h"
 #include "lld-plugin/WorkDir.h"
 
+#include <map>
+
 namespace offload {
 
 /// A device link ready to run: LLD's arguments (or another program's, for
@@ -46,6 +48,10 @@ struct PreparedDeviceLink {
   /// nvcc modules it linked (--register-link-binaries), each one a
   /// DEFINE_REGISTER_FUNC(<module ID>) line, for the registration.
   std::string NvccModuleList;
+  /// The modules nvlink is given as fat binaries (of `ld -r` outputs), by
+  /// the ID it lists each under (format/NvccModule.h,
+  /// nvlinkModuleIDOfPath()).
+  std::map<std::string, std::string> NvccFatbinModules;
   /// A CPU device link first run without the host's static archives
   /// (DeviceLinkLibraries.h): its libraries, and the arguments with every
   /// one, for the run again when an archive is needed. Args trace what the

@@ -6,6 +6,7 @@
 #include "lld-plugin/HostLink.h"
 
 #include "format/BundleEntryID.h"
+#include "format/NvccModule.h"
 #include "format/OffloadBinaryWriter.h"
 #include "format/OffloadBundle.h"
 #include "wrapper-ir/Emit.h"
@@ -72,10 +73,9 @@ readNvccModules(ArrayRef<const PreparedDeviceLink *> Links,
                 const WorkDir &Dir) {
   // nvlink lists its other inputs too (clang's cubins, in the work
   // directory), under their paths made identifiers; no host code of theirs
-  // calls in.
-  std::string OtherInputs = Dir.path("");
-  for (char &C : OtherInputs)
-    C = isAlnum(C) ? C : '_';
+  // calls in. The units given as fat binaries are listed so too: under
+  // their module IDs here.
+  std::string OtherInputs = nvlinkModuleIDOfPath(Dir.path(""));
   std::vector<std::string> Modules;
   StringSet<> Seen;
   for (const PreparedDeviceLink *Link : Links) {
@@ -94,7 +94,12 @@ readNvccModules(ArrayRef<const PreparedDeviceLink *> Links,
       StringRef ID = Line.trim();
       if (!ID.consume_front("DEFINE_REGISTER_FUNC(") || !ID.consume_back(")"))
         continue;
-      if (!ID.starts_with(OtherInputs) && Seen.insert(ID).second)
+      auto Unit = Link->NvccFatbinModules.find(ID.str());
+      if (Unit != Link->NvccFatbinModules.end())
+        ID = Unit->second;
+      else if (ID.starts_with(OtherInputs))
+        continue;
+      if (Seen.insert(ID).second)
         Modules.push_back(ID.str());
     }
   }
