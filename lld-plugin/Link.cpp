@@ -180,6 +180,44 @@ void dropWorkFiles(const LinkCommandLine &CL, const WorkDir &Dir) {
       reportWarning(std::move(E));
 }
 
+/// A stream of LLD's messages that says them at once, but for its errors
+/// for undefined symbols (their line, its ">>> " lines, and the empty line
+/// after them), which it holds in \p Held.
+class UndefinedSymbolErrors : public raw_ostream {
+public:
+  UndefinedSymbolErrors(raw_ostream &To, std::string &Held)
+      : To(To), Held(Held) {
+    SetUnbuffered();
+  }
+  ~UndefinedSymbolErrors() override { flush(); }
+
+private:
+  void write_impl(const char *Ptr, size_t Size) override {
+    Pos += Size;
+    Line.append(Ptr, Size);
+    for (size_t End; (End = Line.find('\n')) != std::string::npos;) {
+      StringRef Text(Line.data(), End + 1);
+      bool Starts = Text.contains("error: undefined ");
+      bool Continues = InError && (Text.starts_with(">>> ") || Text == "\n");
+      if (Starts || Continues) {
+        Held += Text;
+        InError = Starts || Text != "\n";
+      } else {
+        InError = false;
+        To << Text;
+      }
+      Line.erase(0, End + 1);
+    }
+  }
+  uint64_t current_pos() const override { return Pos; }
+
+  raw_ostream &To;
+  std::string &Held;
+  std::string Line;
+  bool InError = false;
+  uint64_t Pos = 0;
+};
+
 /// The host link with \p Extra, traced when the plan is to be checked.
 Findings linkHost(LinkState &S, ArrayRef<std::string> Extra) {
   Findings F;
@@ -194,19 +232,24 @@ Findings linkHost(LinkState &S, ArrayRef<std::string> Extra) {
     WhyExtract = S.Dir.path("why-extract.txt");
     Args.push_back("--why-extract=" + WhyExtract);
   }
-  // LLD's messages are held while they may be dropped, and read before
-  // they are said when the link registers CUDA or HIP device code: a
-  // runtime that the registration calls and the link lacks is said as
-  // such, in place of LLD's errors naming the registration object.
+  // LLD's messages are held while they may be dropped. When the link
+  // registers CUDA or HIP device code, its undefined-symbol errors are held
+  // and read before they are said: a runtime that the registration calls
+  // and the link lacks is said as such, in place of LLD's errors naming the
+  // registration object. (Only those: a fatal error ends the process from
+  // one of LLD's threads, and what was held is lost with it.)
   bool ReadsMessages = llvm::any_of(S.Work.Jobs, [](const DeviceLinkJob &Job) {
     return Job.Kind == OffloadKind::Cuda || Job.Kind == OffloadKind::HIP;
   });
   std::string Messages;
   raw_string_ostream MessagesOS(Messages);
+  UndefinedSymbolErrors Undefined(errs(), Messages);
   F.Status = linkHost(
       S.Session, S.CL, Args, &S.Dir, F.HostLoaded ? &*F.HostLoaded : nullptr,
-      WhyExtract.empty() && !ReadsMessages ? static_cast<raw_ostream &>(errs())
-                                           : MessagesOS);
+      !WhyExtract.empty() ? static_cast<raw_ostream &>(MessagesOS)
+      : ReadsMessages     ? static_cast<raw_ostream &>(Undefined)
+                          : static_cast<raw_ostream &>(errs()));
+  Undefined.flush();
   if (F.Status != 0 && ReadsMessages && WhyExtract.empty())
     for (OffloadKind Kind : {OffloadKind::Cuda, OffloadKind::HIP})
       if (Error E = takeMissingRuntimeErrors(Messages, Kind, S.Opts))
