@@ -254,7 +254,7 @@ static void lookUpDeviceLinks(
   for (const RegistrationKey &Object : Objects)
     Keys.push_back(Object.Key);
   std::vector<DeviceLinkCache::Found> Found =
-      Cache.lookUpEither(Keys, reportWarning);
+      Cache.lookUpEither(Keys, reportWarning, Opts.DryRun);
   for (auto [Object, F] : zip(Objects, Found)) {
     if (F.Where != Tier::None)
       for (const PreparedDeviceLink *Link : Object.Links) {
@@ -262,7 +262,7 @@ static void lookUpDeviceLinks(
         InRegistration[Link - Links.data()] = true;
       }
     // Its images, unread, are as used as it is.
-    if (F.Where == Tier::Local) {
+    if (F.Where == Tier::Local && !Opts.DryRun) {
       std::vector<std::string> Images;
       for (const PreparedDeviceLink *Link : Object.Links)
         Images.push_back(Link->CacheKey);
@@ -354,11 +354,21 @@ prepareDeviceLinks(const LinkCommandLine &CL, const DeviceWork &Work,
   if (Cache) {
     Pass P("device-link cache lookup", Opts.Verbose);
     lookUpDeviceLinks(*Cache, Links, Dir, Opts, [&] {
-      if (readsEveryImage(CL))
-        return std::vector<RegistrationKey>();
-      return registrationKeys(
+      std::vector<RegistrationKey> Keys;
+      if (readsEveryImage(CL) && !Opts.DryRun)
+        return Keys;
+      Keys = registrationKeys(
           Links, Work.Host.HostTriple,
           registrationSettings(CL, Work, Cache, /*Warnings=*/nullptr));
+      // A dry run says what each device link would find: its image, but
+      // nvcc's code, kept only in its registration object.
+      if (Opts.DryRun)
+        llvm::erase_if(Keys, [](const RegistrationKey &Object) {
+          return llvm::none_of(Object.Links, [](const PreparedDeviceLink *L) {
+            return !L->NvccModuleList.empty();
+          });
+        });
+      return Keys;
     });
   }
   // The images of the links that run (kept with --offload-save-temps);
