@@ -29,7 +29,7 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "..", "ld.lld-offload", "Inputs",
                                 "remote"))
-from server import free_port, wait_for  # noqa: E402
+from server import free_port, wait_for, watch  # noqa: E402
 
 DOC_ROOT = "/srv/lld-offload-cache"
 LIFETIME = 300
@@ -110,18 +110,7 @@ def start(doc, d):
     server = subprocess.Popen(["bash", "-c",
                                "exec " + start_line + " -g 'daemon off;'"],
                               cwd=conf_dir, env=env)
-    with open(os.path.join(d, "watchdog.pid"), "w") as f:
-        f.write(str(os.getpid()))
-
-    def stop(*_):
-        server.terminate()
-        server.wait()
-        os._exit(0)
-    signal.signal(signal.SIGTERM, stop)
-    signal.signal(signal.SIGALRM, stop)
-    signal.alarm(LIFETIME)
-    while True:
-        signal.pause()
+    watch(d, lambda: (server.terminate(), server.wait()), LIFETIME)
 
 
 def stop(d):

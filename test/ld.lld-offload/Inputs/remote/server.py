@@ -170,16 +170,22 @@ def serve(argv):
             def wait(self):
                 os.waitpid(self.pid, 0)
         server = Child(pid)
+    watch(d, lambda: (server.kill(), server.wait()), LIFETIME)
+
+
+def watch(d, stop_server, lifetime):
+    """Notes this process in D/watchdog.pid and waits, to stop the server
+    (stop_server()) and exit when told to (SIGTERM) or after LIFETIME
+    seconds, should the test end before it stops it."""
     with open(os.path.join(d, "watchdog.pid"), "w") as f:
         f.write(str(os.getpid()))
 
     def stop(*_):
-        server.kill()
-        server.wait()
+        stop_server()
         os._exit(0)
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGALRM, stop)
-    signal.alarm(LIFETIME)
+    signal.alarm(lifetime)
     while True:
         signal.pause()
 
