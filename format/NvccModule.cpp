@@ -69,11 +69,19 @@ readNvccModuleCode(const ObjectFile &Obj, StringRef Name) {
   NvccModuleCode Module;
   for (StringRef Rest = IDs.value_or(""); !Rest.empty();) {
     auto [ID, After] = Rest.split('\0');
+    Rest = After;
     // "def <ID>": a unit an nvcc -dlink output (merged in by ld -r)
     // registers, not one of this object's.
-    if (!ID.empty() && !ID.starts_with("def "))
-      Module.ModuleIDs.push_back(ID.str());
-    Rest = After;
+    if (ID.empty() || ID.starts_with("def "))
+      continue;
+    // The unit's host code calls __cudaRegisterLinkedBinary<ID>: nvcc's IDs
+    // start with '_' (a name of C's).
+    if (!ID.starts_with("_") ||
+        llvm::any_of(ID, [](char C) { return !isAlnum(C) && C != '_'; }))
+      return formatError((Name + ":" + NvccModuleIDSection).str(),
+                         ID.data() - IDs->data(),
+                         "'" + ID + "' is not an nvcc module ID");
+    Module.ModuleIDs.push_back(ID.str());
   }
   if (Module.ModuleIDs.empty())
     return createStringError(Where +

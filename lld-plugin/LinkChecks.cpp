@@ -125,11 +125,14 @@ static std::optional<StringRef> undefinedSymbol(StringRef Line) {
 /// its runtime defines (wrapper-ir/: __cudaRegisterFatBinary,
 /// __hipRegisterFunction, __cudaUnregisterFatBinary, ...). The launch
 /// interface that kernel stubs call (cudaLaunchKernel, ...) is left out:
-/// LLD's errors for it name the user's objects, which are there.
+/// LLD's errors for it name the user's objects, which are there. So is
+/// __cudaRegisterLinkedBinary<ID>, which nvcc's units call and the link
+/// defines, not the runtime.
 static bool isRegistrationFunction(StringRef Symbol, OffloadKind Kind) {
   StringRef Prefix = Kind == OffloadKind::Cuda ? "__cuda" : "__hip";
   return Symbol.consume_front(Prefix) &&
-         (Symbol.starts_with("Register") ||
+         ((Symbol.starts_with("Register") &&
+           !Symbol.starts_with("RegisterLinkedBinary")) ||
           Symbol.starts_with("UnregisterFatBinary"));
 }
 
