@@ -66,12 +66,17 @@ DeviceLinkCache::open(const OffloadOptions &Options,
     else
       Warn(Config.takeError());
   }
-  if (Dir.empty()) {
-    if (!Remote)
+  // A dry run writes nothing, a directory for the cache neither: one that
+  // is not there has nothing to find (but what would miss is said).
+  bool NoDirectory =
+      Options.DryRun && !Dir.empty() && !sys::fs::is_directory(Dir);
+  if (Dir.empty() || NoDirectory) {
+    if (!Remote && !NoDirectory)
       return nullptr;
     return std::unique_ptr<DeviceLinkCache>(
         new DeviceLinkCache(std::nullopt, nullptr, "", Options.CachePolicy,
-                            Options.CudaPath, std::move(Remote)));
+                            Options.CudaPath, std::move(Remote),
+                            Options.DryRun));
   }
   // LLVM's cache makes its directory when it first writes: find out now
   // whether it can be made.
@@ -94,17 +99,18 @@ DeviceLinkCache::open(const OffloadOptions &Options,
                                  "; linking without it");
   return std::unique_ptr<DeviceLinkCache>(
       new DeviceLinkCache(std::move(*Cache), Handed, Dir, Options.CachePolicy,
-                          Options.CudaPath, std::move(Remote)));
+                          Options.CudaPath, std::move(Remote), Options.DryRun));
 }
 
 DeviceLinkCache::DeviceLinkCache(
     std::optional<FileCache> Cache,
     std::shared_ptr<std::unique_ptr<MemoryBuffer>> Handed,
     std::string Directory, std::string Policy, std::string CudaPath,
-    std::unique_ptr<RemoteCache> Remote)
+    std::unique_ptr<RemoteCache> Remote, bool DryRun)
     : Cache(std::move(Cache)), Remote(std::move(Remote)),
       Handed(std::move(Handed)), Directory(std::move(Directory)),
-      Policy(std::move(Policy)), CudaPath(std::move(CudaPath)) {}
+      Policy(std::move(Policy)), CudaPath(std::move(CudaPath)),
+      DryRun(DryRun) {}
 
 DeviceLinkCache::~DeviceLinkCache() = default;
 

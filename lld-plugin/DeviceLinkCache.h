@@ -161,7 +161,8 @@ private:
   DeviceLinkCache(std::optional<llvm::FileCache> Cache,
                   std::shared_ptr<std::unique_ptr<llvm::MemoryBuffer>> Handed,
                   std::string Directory, std::string Policy,
-                  std::string CudaPath, std::unique_ptr<RemoteCache> Remote);
+                  std::string CudaPath, std::unique_ptr<RemoteCache> Remote,
+                  bool DryRun);
 
   std::optional<llvm::FileCache> Cache;
   std::unique_ptr<RemoteCache> Remote;
@@ -172,6 +173,9 @@ private:
   std::string Policy;
   /// The CUDA toolkit whose nvlink and ptxas NVPTX links run.
   std::string CudaPath;
+  /// --offload-dry-run: what keys are made of (file hashes, tool versions)
+  /// is not remembered either.
+  bool DryRun = false;
   /// The hash of this linker's and libLLVM's versions and build IDs, once
   /// key() has found them.
   std::optional<std::string> LinkerIdentity;

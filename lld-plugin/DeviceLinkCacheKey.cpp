@@ -340,7 +340,7 @@ DeviceLinkCache::remembered(StringRef Kind, StringRef Path,
       return contents(**Kept).str();
   }
   Expected<std::string> Value = Compute();
-  if (Value && Settled)
+  if (Value && Settled && !DryRun)
     consumeError(keep(Key, *Value)); // only a cost saved
   return Value;
 }
