@@ -43,9 +43,11 @@ createTargetMachine(const Module &M, bool PIC) {
   // that TargetOptions defaults to are not run by today's C runtimes.
   TargetOptions Options;
   Options.UseInitArray = true;
+  // Registration code runs once, at startup: code generation without
+  // optimization (most of a small link's registration object took it).
   std::unique_ptr<TargetMachine> TM(T->createTargetMachine(
       TT, /*CPU=*/"", /*Features=*/"", Options,
-      PIC ? Reloc::PIC_ : Reloc::Static));
+      PIC ? Reloc::PIC_ : Reloc::Static, std::nullopt, CodeGenOptLevel::None));
   if (!TM)
     return createStringError(inconvertibleErrorCode(),
                              "cannot create a target machine for '" +
