@@ -29,7 +29,7 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "..", "ld.lld-offload", "Inputs",
                                 "remote"))
-from server import free_port, wait_for, watch  # noqa: E402
+from server import detach, free_port, watch  # noqa: E402
 
 DOC_ROOT = "/srv/lld-offload-cache"
 LIFETIME = 300
@@ -94,19 +94,9 @@ def start(doc, d):
         subprocess.run(["bash", "-c", line], cwd=conf_dir, env=env,
                        check=True)
 
-    if os.fork():
-        wait_for(port)
-        print(port)
+    if not detach(d, port):
         return
-    os.setsid()
-    if os.fork():
-        os._exit(0)
     # The watchdog: the server is its child.
-    with open(os.devnull, "rb") as null_in, \
-            open(os.path.join(d, "server.log"), "ab") as log:
-        os.dup2(null_in.fileno(), 0)
-        os.dup2(log.fileno(), 1)
-        os.dup2(log.fileno(), 2)
     server = subprocess.Popen(["bash", "-c",
                                "exec " + start_line + " -g 'daemon off;'"],
                               cwd=conf_dir, env=env)

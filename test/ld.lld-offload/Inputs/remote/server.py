@@ -131,19 +131,9 @@ def serve(argv):
     if kind == "faulty" and argv[3] == "refuse":
         print(port)
         return
-    if os.fork():
-        wait_for(port)
-        print(port)
+    if not detach(d, port):
         return
-    os.setsid()
-    if os.fork():
-        os._exit(0)
     # The watchdog's child is the server; the watchdog ends it.
-    with open(os.devnull, "rb") as null_in, \
-            open(os.path.join(d, "server.log"), "ab") as log:
-        os.dup2(null_in.fileno(), 0)
-        os.dup2(log.fileno(), 1)
-        os.dup2(log.fileno(), 2)
     if kind == "nginx":
         os.makedirs(os.path.join(d, "store"), exist_ok=True)
         conf = os.path.join(d, "nginx.conf")
@@ -171,6 +161,25 @@ def serve(argv):
                 os.waitpid(self.pid, 0)
         server = Child(pid)
     watch(d, lambda: (server.kill(), server.wait()), LIFETIME)
+
+
+def detach(d, port):
+    """In this process, prints PORT once something listens on it and returns
+    False; in a detached grandchild whose output goes to D/server.log, the
+    watchdog that is to start the server, returns True."""
+    if os.fork():
+        wait_for(port)
+        print(port)
+        return False
+    os.setsid()
+    if os.fork():
+        os._exit(0)
+    with open(os.devnull, "rb") as null_in, \
+            open(os.path.join(d, "server.log"), "ab") as log:
+        os.dup2(null_in.fileno(), 0)
+        os.dup2(log.fileno(), 1)
+        os.dup2(log.fileno(), 2)
+    return True
 
 
 def watch(d, stop_server, lifetime):
