@@ -71,6 +71,8 @@ struct PreparedDeviceLink {
   llvm::StringRef CachedImage;
 
   bool omitsArchives() const { return Libraries.omitsAny(); }
+  /// True if it links nvcc's relocatable device code (NvccModuleList).
+  bool linksNvccModules() const { return !NvccModuleList.empty(); }
   /// Writes the Unwritten inputs.
   llvm::Error writeInputs();
   /// Reads each bitcode image as LTO will: one that does not parse is an

@@ -277,7 +277,7 @@ static void lookUpDeviceLinks(
   // (and the registration object keeps).
   for (auto [N, Link] : enumerate(Links))
     if (!InRegistration[N] && !Link.CacheKey.empty() &&
-        Link.NvccModuleList.empty()) {
+        !Link.linksNvccModules()) {
       Keys.push_back(Link.CacheKey);
       Asked.push_back(N);
     }
@@ -365,7 +365,7 @@ prepareDeviceLinks(const LinkCommandLine &CL, const DeviceWork &Work,
       if (Opts.DryRun)
         llvm::erase_if(Keys, [](const RegistrationKey &Object) {
           return llvm::none_of(Object.Links, [](const PreparedDeviceLink *L) {
-            return !L->NvccModuleList.empty();
+            return L->linksNvccModules();
           });
         });
       return Keys;
@@ -402,7 +402,7 @@ uploadDeviceLinks(DeviceLinkCache &Cache, ArrayRef<PreparedDeviceLink> Links,
       std::move(Cache.PendingUploads);
   Cache.PendingUploads.clear();
   for (const PreparedDeviceLink &Link : Links) {
-    if (Link.Cached || Link.CacheKey.empty() || !Link.NvccModuleList.empty() ||
+    if (Link.Cached || Link.CacheKey.empty() || Link.linksNvccModules() ||
         !Pick(Link))
       continue;
     ErrorOr<std::unique_ptr<MemoryBuffer>> Image =
@@ -436,7 +436,7 @@ void keepDeviceLinks(DeviceLinkCache &Cache,
     return Link.omitsArchives();
   });
   for (const PreparedDeviceLink &Link : Links)
-    if (!Link.Cached && !Link.CacheKey.empty() && Link.NvccModuleList.empty())
+    if (!Link.Cached && !Link.CacheKey.empty() && !Link.linksNvccModules())
       if (Error E = Cache.store(Link.CacheKey, Link.Output))
         reportWarning(createStringError(
             inconvertibleErrorCode(),
@@ -453,7 +453,7 @@ std::vector<std::string> hostLibraries(const LinkCommandLine &CL,
   // which nvlink linked from libcudadevrt.a, registers through ours), as
   // nvcc's link always names it.
   if (CL.Relocatable || llvm::none_of(Links, [](const PreparedDeviceLink &L) {
-        return !L.NvccModuleList.empty();
+        return L.linksNvccModules();
       }))
     return {};
   SmallString<128> DeviceRuntime(CL.Offload.CudaPath);

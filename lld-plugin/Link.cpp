@@ -180,44 +180,6 @@ void dropWorkFiles(const LinkCommandLine &CL, const WorkDir &Dir) {
       reportWarning(std::move(E));
 }
 
-/// A stream of LLD's messages that says them at once, but for its errors
-/// for undefined symbols (their line, its ">>> " lines, and the empty line
-/// after them), which it holds in \p Held.
-class UndefinedSymbolErrors : public raw_ostream {
-public:
-  UndefinedSymbolErrors(raw_ostream &To, std::string &Held)
-      : To(To), Held(Held) {
-    SetUnbuffered();
-  }
-  ~UndefinedSymbolErrors() override { flush(); }
-
-private:
-  void write_impl(const char *Ptr, size_t Size) override {
-    Pos += Size;
-    Line.append(Ptr, Size);
-    for (size_t End; (End = Line.find('\n')) != std::string::npos;) {
-      StringRef Text(Line.data(), End + 1);
-      bool Starts = Text.contains("error: undefined ");
-      bool Continues = InError && (Text.starts_with(">>> ") || Text == "\n");
-      if (Starts || Continues) {
-        Held += Text;
-        InError = Starts || Text != "\n";
-      } else {
-        InError = false;
-        To << Text;
-      }
-      Line.erase(0, End + 1);
-    }
-  }
-  uint64_t current_pos() const override { return Pos; }
-
-  raw_ostream &To;
-  std::string &Held;
-  std::string Line;
-  bool InError = false;
-  uint64_t Pos = 0;
-};
-
 /// The host link with \p Extra, traced when the plan is to be checked.
 Findings linkHost(LinkState &S, ArrayRef<std::string> Extra) {
   Findings F;

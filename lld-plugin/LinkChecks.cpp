@@ -136,6 +136,24 @@ static bool isRegistrationFunction(StringRef Symbol, OffloadKind Kind) {
           Symbol.starts_with("UnregisterFatBinary"));
 }
 
+void UndefinedSymbolErrors::write_impl(const char *Ptr, size_t Size) {
+  Pos += Size;
+  Line.append(Ptr, Size);
+  for (size_t End; (End = Line.find('\n')) != std::string::npos;) {
+    StringRef Text(Line.data(), End + 1);
+    bool Starts = Text.contains("error: undefined ");
+    bool Continues = InError && (Text.starts_with(">>> ") || Text == "\n");
+    if (Starts || Continues) {
+      Held += Text;
+      InError = Starts || Text != "\n";
+    } else {
+      InError = false;
+      To << Text;
+    }
+    Line.erase(0, End + 1);
+  }
+}
+
 Error takeMissingRuntimeErrors(std::string &Messages, OffloadKind Kind,
                                const OffloadOptions &Opts) {
   if (Kind != OffloadKind::Cuda && Kind != OffloadKind::HIP)

@@ -23,6 +23,10 @@
 #include <string>
 #include <vector>
 
+#include "llvm/Support/raw_ostream.h"
+
+#include <string>
+
 namespace offload {
 
 /// The OpenMP offload runtime for a final link whose command line lacks it:
@@ -37,6 +41,30 @@ std::vector<std::string> runtimeArguments(const LinkCommandLine &CL);
 /// and the warnings to print (options naming a triple no link is for).
 llvm::Expected<std::vector<std::string>>
 checkLinkOptions(const LinkCommandLine &CL, llvm::ArrayRef<DeviceLinkJob> Jobs);
+
+/// A stream of LLD's messages that says them at once, but for its errors
+/// for undefined symbols (their line, its ">>> " lines, and the empty line
+/// after them), which it holds in \p Held for takeMissingRuntimeErrors()
+/// (a fatal error ends the process from one of LLD's threads: what a
+/// stream held would be lost with it).
+class UndefinedSymbolErrors : public llvm::raw_ostream {
+public:
+  UndefinedSymbolErrors(llvm::raw_ostream &To, std::string &Held)
+      : To(To), Held(Held) {
+    SetUnbuffered();
+  }
+  ~UndefinedSymbolErrors() override { flush(); }
+
+private:
+  void write_impl(const char *Ptr, size_t Size) override;
+  uint64_t current_pos() const override { return Pos; }
+
+  llvm::raw_ostream &To;
+  std::string &Held;
+  std::string Line;
+  bool InError = false;
+  uint64_t Pos = 0;
+};
 
 /// LLD's messages \p Messages, of a host link that failed, with its errors
 /// for the registration functions of the \p Kind (CUDA or HIP) runtime that

@@ -79,7 +79,7 @@ readNvccModules(ArrayRef<const PreparedDeviceLink *> Links,
   std::vector<std::string> Modules;
   StringSet<> Seen;
   for (const PreparedDeviceLink *Link : Links) {
-    if (Link->NvccModuleList.empty())
+    if (!Link->linksNvccModules())
       continue;
     ErrorOr<std::unique_ptr<MemoryBuffer>> List =
         MemoryBuffer::getFile(Link->NvccModuleList);
