@@ -5,6 +5,7 @@
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/MathExtras.h"
+#include "llvm/Support/Path.h"
 
 using namespace llvm;
 using namespace llvm::object;
@@ -16,6 +17,10 @@ std::string nvlinkModuleIDOfPath(StringRef Path) {
   for (char &C : ID)
     C = isAlnum(C) ? C : '_';
   return ID;
+}
+
+bool isCudaDeviceRuntime(StringRef Path) {
+  return sys::path::filename(Path) == "libcudadevrt.a";
 }
 
 Expected<std::vector<CudaFatbin>> readCudaFatbinSequence(StringRef Section,

@@ -63,6 +63,11 @@ struct NvccModuleCode {
 /// character but a letter or digit made '_'.
 std::string nvlinkModuleIDOfPath(llvm::StringRef Path);
 
+/// Whether \p Path is the CUDA device runtime, libcudadevrt.a: nvlink's
+/// library (nvcc's device link passes -lcudadevrt), never a device input
+/// of the link itself, though its members hold relocatable device code.
+bool isCudaDeviceRuntime(llvm::StringRef Path);
+
 /// Reads the fat binaries that follow each other in \p Section (8-aligned,
 /// zero padding between). Errors name \p Name and the offset.
 llvm::Expected<std::vector<CudaFatbin>>

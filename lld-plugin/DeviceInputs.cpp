@@ -394,7 +394,7 @@ Error DeviceInputs::addNvccModule(const ObjectFile &Obj, MemoryBufferRef Object,
   // The CUDA device runtime is nvlink's library (-lcudadevrt), which it
   // takes what it needs of: its host part is linked when our registration
   // refers to it.
-  if (sys::path::filename(splitTraceName(Name).Path) == "libcudadevrt.a")
+  if (isCudaDeviceRuntime(splitTraceName(Name).Path))
     return Error::success();
   std::string Where = (Name + ":" + NvccRelocatableSection).str();
   // An image per cubin, and per PTX of an arch the unit has no cubin for

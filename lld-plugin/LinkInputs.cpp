@@ -4,6 +4,7 @@
 
 #include "format/ArchiveMembers.h"
 #include "format/CheckedArchive.h"
+#include "format/NvccModule.h"
 #include "format/OffloadBundle.h"
 #include "support/FileCopy.h"
 
@@ -392,6 +393,14 @@ std::optional<DeviceCodeScan> scanArchiveMembers(StringRef Path) {
 /// \p F; its Scan stays Unknown if the archive cannot be read whole.
 static void readArchive(StringRef Path, LinkInputs::FileScan &F) {
   F.IsArchive = true;
+  // The CUDA device runtime's device code is nvlink's to link, not ours:
+  // the archive holds none of the link's (and a link that names it need
+  // not ask LLD what it loads).
+  if (isCudaDeviceRuntime(Path)) {
+    F.Archive.Read = true;
+    F.Scan = DeviceCodeScan::None;
+    return;
+  }
   // Most archives hold no device code, and need not be mapped to say so.
   if (scanArchiveMembers(Path) == DeviceCodeScan::None) {
     F.Archive.Read = true;

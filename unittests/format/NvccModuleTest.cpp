@@ -91,3 +91,12 @@ TEST(NvccModuleTest, TruncatedSecondFatbinNamesItsOffset) {
 }
 
 } // namespace
+
+// The device runtime is told by its file name, wherever the toolkit is.
+TEST(NvccModuleTest, CudaDeviceRuntimeByName) {
+  EXPECT_TRUE(isCudaDeviceRuntime("/usr/local/cuda/lib64/libcudadevrt.a"));
+  EXPECT_TRUE(isCudaDeviceRuntime("libcudadevrt.a"));
+  EXPECT_FALSE(isCudaDeviceRuntime("/usr/local/cuda/lib64/libcudart_static.a"));
+  EXPECT_FALSE(isCudaDeviceRuntime("/work/libcudadevrt.a.d/libmine.a"));
+  EXPECT_FALSE(isCudaDeviceRuntime("libcudadevrt.so"));
+}
