@@ -109,6 +109,9 @@ bool isTargetIDCompatible(const TargetID &CodeObject, const TargetID &Target) {
 bool isKnownOffloadProcessor(StringRef Processor) {
   if (AMDGPU::parseArchAMDGCN(Processor) != AMDGPU::GK_NONE)
     return true;
+  // HIP's portable SPIR-V image, for every AMD GPU.
+  if (Processor == "amdgcnspirv")
+    return true;
   // CUDA: sm_NN and the arch-specific sm_NNa/sm_NNf.
   StringRef Digits = Processor;
   if (!Digits.consume_front("sm_"))

@@ -363,6 +363,11 @@ Error DeviceInputs::addBundleSection(const SectionRef &Sec, StringRef SecName,
   std::string TripleText = ID->TargetTriple.str();
   if (StringRef(TripleText).ends_with("-"))
     TripleText.pop_back();
+  // HIP's portable image is SPIR-V bitcode, whatever the entry says: clang's
+  // old driver names it "hip-amdgcn-amd-amdhsa--amdgcnspirv" beside native
+  // code objects, "hip-spirv64-amd-amdhsa--amdgcnspirv" alone.
+  if (ID->TargetIDText == "amdgcnspirv")
+    TripleText = "spirv64-amd-amdhsa";
   Image.Strings = {
       {"triple", Saver.save(TripleText)},
       {"arch",

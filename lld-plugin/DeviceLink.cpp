@@ -175,6 +175,38 @@ prepareNVPTXLink(const DeviceLinkJob &Job, const HostLinkInfo &Host,
   return std::move(Link);
 }
 
+/// SPIR-V: the images (and the device libraries for the triple) linked and
+/// compiled by us, in this process (SPIRVLink.h).
+static PreparedDeviceLink prepareSPIRVLink(const DeviceLinkJob &Job,
+                                           const OffloadOptions &Options,
+                                           const WorkDir &Dir) {
+  PreparedDeviceLink Link;
+  Link.Job = &Job;
+  Link.Output = Dir.path(Job.fileName() + ".spv");
+  SPIRVLinkRequest Request;
+  Request.Triple = Job.TargetTriple.str();
+  Request.Output = Link.Output;
+  for (auto [N, Image] : llvm::enumerate(Job.Images)) {
+    std::string Path = Dir.path(Job.fileName() + "." + std::to_string(N) +
+                                ".bc");
+    Link.Unwritten.emplace_back(Path, Image->Image.Image);
+    Request.Inputs.push_back(Path);
+  }
+  for (const auto &[TripleName, Lib] : Options.DeviceLibs)
+    if (TripleName.empty() ||
+        Triple(Triple::normalize(TripleName)) == Job.TargetTriple)
+      Request.Inputs.push_back(Lib);
+  // What decides the module, for the cache key (the backend's version is
+  // LLVM's, in the key already).
+  using Arg = DeviceLinkArg;
+  Link.Planned.push_back(Arg::option("--spirv-backend"));
+  Link.Planned.push_back(Arg::option("--triple=" + Request.Triple));
+  for (const std::string &Input : Request.Inputs)
+    Link.Planned.push_back(Arg::input(Input));
+  Link.SPIRV = std::move(Request);
+  return Link;
+}
+
 /// How many --trace lines the files of a CPU device link's \p Planned
 /// arguments (before its libraries) print: one per object or shared object;
 /// 0 when some other file (an archive, a linker script) makes that unknown.
@@ -218,6 +250,8 @@ Expected<PreparedDeviceLink> prepareDeviceLink(const DeviceLinkJob &Job,
                                                bool EveryLibrary) {
   if (Job.TargetTriple.isNVPTX())
     return prepareNVPTXLink(Job, Host, Options, Dir);
+  if (Job.TargetTriple.isSPIRV())
+    return prepareSPIRVLink(Job, Options, Dir);
   PreparedDeviceLink Link;
   Link.Job = &Job;
   Link.Output = Dir.path(Job.fileName() + ".img");
@@ -401,7 +435,9 @@ static Error deviceLinkError(const PreparedDeviceLink &Link,
   std::string Inputs;
   for (const DeviceImage *Image : Link.Job->Images)
     Inputs += "\n  " + Image->Where + ": " + describeImage(Image->Image);
-  std::string Who = Link.NVPTX ? "the NVPTX link (LTO, ptxas, nvlink)"
+  std::string Who = Link.NVPTX   ? "the NVPTX link (LTO, ptxas, nvlink)"
+                    : Link.SPIRV ? "the SPIR-V link (IR linker, LLVM's SPIR-V "
+                                   "backend)"
                     : Link.Program.empty()
                         ? "LLD"
                         : sys::path::filename(Link.Program).str();
@@ -503,6 +539,11 @@ static Error runInProcess(LLDSession &Session,
         return deviceLinkError(Link, toString(std::move(E)));
       continue;
     }
+    if (Link.SPIRV) {
+      if (Error E = linkSPIRV(*Link.SPIRV))
+        return deviceLinkError(Link, toString(std::move(E)));
+      continue;
+    }
     std::string Out, Err;
     int RC = runLLDForDeviceLink(Session, Link, Link.Args, Out, Err);
     // Without the host's static archives, a link that fails may need one.
@@ -548,6 +589,20 @@ Error runDeviceLinks(LLDSession &Session,
       ToRun.push_back(&Link);
   if (ToRun.size() <= 1 || MaxJobs == 1 || (Options.UseJobserver && !Jobserver))
     return runInProcess(Session, Links, Dir);
+  // SPIR-V links run here, not in workers (SPIRVLink.h), before the others
+  // start: each is one of the jobs.
+  std::vector<PreparedDeviceLink *> InWorkers;
+  for (PreparedDeviceLink *Link : ToRun) {
+    if (!Link->SPIRV) {
+      InWorkers.push_back(Link);
+      continue;
+    }
+    if (Error E = runInProcess(Session, MutableArrayRef(Link, 1), Dir))
+      return E;
+  }
+  ToRun = std::move(InWorkers);
+  if (ToRun.empty())
+    return Error::success();
 
   // Our workers' environment: ours, plus who their parent is.
   std::string ParentPrefix = std::string(WorkerParentVar) + "=";

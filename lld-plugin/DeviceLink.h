@@ -18,6 +18,7 @@
 #include "lld-plugin/LinkOptions.h"
 #include "lld-plugin/NVPTXLinkRequest.h"
 #include "lld-plugin/RunLLD.h"
+#include "lld-plugin/SPIRVLink.h"
 #include "lld-plugin/WorkDir.h"
 
 #include <map>
@@ -34,6 +35,8 @@ struct PreparedDeviceLink {
   /// An NVPTX link with bitcode (NVPTXLink.h), run by us: no Args. A worker
   /// gets it in a request file.
   std::optional<NVPTXLinkRequest> NVPTX;
+  /// A SPIR-V link (SPIRVLink.h), run by us in this process: no Args.
+  std::optional<SPIRVLinkRequest> SPIRV;
   /// Its arguments as planned, each with what it is: what the cache key is
   /// made of (for an NVPTX request, its parts).
   std::vector<DeviceLinkArg> Planned;

@@ -115,10 +115,20 @@ static Error checkImage(const DeviceImage &Image) {
                                "linked for");
     return Error::success();
   }
+  if (T.isSPIRV()) {
+    // HIP's portable image: bitcode, compiled by LLVM's SPIR-V backend.
+    if (I.TheOffloadKind != OffloadKind::HIP ||
+        I.TheImageKind != ImageKind::Bitcode)
+      return imageError(Image, "SPIR-V device code is linked from HIP "
+                               "bitcode (--offload-arch=amdgcnspirv)");
+    return Error::success();
+  }
   if (!isCPUTarget(T))
-    return imageError(Image, "no device linker for " + T.str() +
-                                 " (CPU and AMDGPU code is linked by LLD, "
-                                 "NVPTX code by the CUDA toolkit's nvlink)");
+    return imageError(Image,
+                      "no device linker for " + T.str() +
+                          " (CPU and AMDGPU code is linked by LLD, NVPTX code "
+                          "by the CUDA toolkit's nvlink, SPIR-V by LLVM's "
+                          "SPIR-V backend)");
   if (I.TheOffloadKind != OffloadKind::OpenMP)
     return imageError(Image, "only OpenMP images can be linked for a CPU "
                              "target");

@@ -344,6 +344,8 @@ prepareDeviceLinks(const LinkCommandLine &CL, const DeviceWork &Work,
       if (Link->NVPTX)
         for (const NVPTXLinkRequest::Step &Step : Link->NVPTX->steps())
           printCommand(What, Step.Args, Step.Program);
+      else if (Link->SPIRV)
+        printCommand(What, Link->SPIRV->args(), "SPIR-V link");
       else
         printCommand(What, Link->Args,
                      Link->Program.empty() ? StringRef("ld.lld")

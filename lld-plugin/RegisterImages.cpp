@@ -162,16 +162,25 @@ makeHIPFatbin(ArrayRef<const PreparedDeviceLink *> Links,
       {"host-x86_64-unknown-linux-gnu-", StringRef()}};
   // In the order of clang's pipeline, for the same bytes: by triple, then
   // target ID, descending as clang-linker-wrapper sorts them ("gfx90a"
-  // before "gfx1100"), or, for old-driver units (hipv4), ascending as
-  // clang --hip-link's clang-offload-bundler is given them.
-  bool Ascending = EntryKind == "hipv4";
+  // before "gfx1100", SPIR-V before AMDGPU), or, for old-driver units
+  // (hipv4), by target ID ascending as clang --hip-link's
+  // clang-offload-bundler is given them ("amdgcnspirv" first).
+  bool OldDriver = EntryKind == "hipv4";
   std::vector<const PreparedDeviceLink *> Ordered(Links.begin(), Links.end());
   llvm::stable_sort(Ordered, [&](const PreparedDeviceLink *A,
                                  const PreparedDeviceLink *B) {
-    auto KeyA = std::make_tuple(A->Job->TargetTriple.str(), A->Job->Arch);
-    auto KeyB = std::make_tuple(B->Job->TargetTriple.str(), B->Job->Arch);
-    return Ascending ? KeyA < KeyB : KeyA > KeyB;
+    if (OldDriver)
+      return A->Job->Arch < B->Job->Arch;
+    return std::make_tuple(A->Job->TargetTriple.str(), A->Job->Arch) >
+           std::make_tuple(B->Job->TargetTriple.str(), B->Job->Arch);
   });
+  // clang --hip-link names its entries "hip" when all are SPIR-V (its
+  // "hipv4" is for AMDGPU code objects of version 4 on, and marks every
+  // entry of a program that has one).
+  if (OldDriver && llvm::none_of(Links, [](const PreparedDeviceLink *Link) {
+        return Link->Job->TargetTriple.isAMDGCN();
+      }))
+    EntryKind = "hip";
   for (const PreparedDeviceLink *Link : Ordered) {
     Expected<std::unique_ptr<MemoryBuffer>> Image = Link->readOutput();
     if (!Image)

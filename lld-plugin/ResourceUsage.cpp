@@ -18,6 +18,10 @@ readLinkedKernels(ArrayRef<PreparedDeviceLink> Links, StringRef Output,
                   function_ref<void(Error)> Warn) {
   std::vector<KernelResources> Kernels;
   for (const PreparedDeviceLink &Link : Links) {
+    // SPIR-V holds no resource counts: the runtime's compile for the GPU
+    // it finds decides them.
+    if (Link.SPIRV)
+      continue;
     std::string Container =
         (Output + ": device link " + Link.Job->name()).str();
     Expected<std::unique_ptr<MemoryBuffer>> Linked = Link.readOutput();

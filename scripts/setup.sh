@@ -21,7 +21,7 @@ packages=(
   clang-22 clang-tools-22 lld-22 llvm-22 llvm-22-dev llvm-22-tools liblld-22-dev
   libomp-22-dev liboffload-22-dev libzstd-dev zlib1g-dev liblz4-dev
   libgtest-dev libgmock-dev zstd libamd-comgr-dev libcurl4-openssl-dev nginx curl
-  ccache
+  ccache spirv-tools
 )
 missing=()
 for p in "${packages[@]}"; do
