@@ -8,14 +8,15 @@
 #include "format/CubinResources.h"
 #include "format/InspectCudaFatbin.h"
 #include "format/OffloadBundle.h"
+#include "format/SPIRVModule.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/BinaryFormat/ELF.h"
 #include "llvm/BinaryFormat/Magic.h"
-#include "llvm/Support/Endian.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/raw_ostream.h"
 
 using namespace llvm;
 
@@ -38,7 +39,7 @@ static StringRef detectImageKind(StringRef Data) {
     return "bundle";
   if (isCudaFatbin(Data))
     return "fatbinary";
-  if (Data.size() >= 4 && support::endian::read32le(Data.data()) == 0x07230203)
+  if (isSPIRVModule(Data))
     return "spirv";
   switch (identify_magic(Data)) {
   case file_magic::bitcode:
@@ -447,9 +448,65 @@ void Inspector::addBundleEntry(StringRef IDText, StringRef Data, uint64_t Size,
   addImage(std::move(Child), Ctx, Into);
 }
 
+namespace {
+/// Feeds what is written to a SPIR-V module reader, and keeps its error.
+class SPIRVReaderStream : public raw_ostream {
+public:
+  explicit SPIRVReaderStream(SPIRVModuleReader &Reader) : Reader(Reader) {}
+  ~SPIRVReaderStream() override { flush(); }
+
+  /// The reader's first error, after what was written.
+  Error takeError() {
+    flush();
+    return std::move(Err);
+  }
+
+private:
+  void write_impl(const char *Ptr, size_t Size) override {
+    Pos += Size;
+    // The rest of the stream is of no use after an error.
+    if (!Err)
+      Err = Reader.add(StringRef(Ptr, Size));
+  }
+  uint64_t current_pos() const override { return Pos; }
+
+  SPIRVModuleReader &Reader;
+  Error Err = Error::success();
+  uint64_t Pos = 0;
+};
+} // namespace
+
+void Inspector::readSPIRV(InspectNode &Image) {
+  // The whole instruction stream is checked. Of a module in compressed data
+  // only the first bytes were inflated: it is inflated again, as a stream,
+  // so that memory does not follow its size.
+  SPIRVModuleReader Reader(Image.Location);
+  if (Image.Extract) {
+    SPIRVReaderStream OS(Reader);
+    Error Inflate = Image.Extract(OS);
+    if (Error E = OS.takeError()) {
+      consumeError(std::move(Inflate));
+      return fail(Image, std::move(E));
+    }
+    if (Inflate)
+      return fail(Image, std::move(Inflate));
+  } else if (Error E = Reader.add(Image.Data)) {
+    return fail(Image, std::move(E));
+  }
+  Expected<SPIRVModuleInfo> Info = Reader.finish();
+  if (!Info)
+    return fail(Image, Info.takeError());
+  Image.SPIRV = std::move(*Info);
+}
+
 void Inspector::addImage(InspectNode Image, const Context &Ctx,
                          InspectNode &Into) {
   Image.Index = NextIndex++;
+  // SPIR-V as the container says (an OffloadBinary's image kind) or as the
+  // bytes say (a bundle entry, a .spv that LLVM's packager calls "none").
+  if (Image.Error.empty() &&
+      (Image.ImageKind == "spirv" || isSPIRVModule(Image.Data)))
+    readSPIRV(Image);
   // An image may be a container itself: a fat binary in an OffloadBinary, a
   // bundle in a bundle entry.
   if (!Image.Data.empty() && Image.Error.empty() && !Image.Extract) {

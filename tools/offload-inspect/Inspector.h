@@ -13,6 +13,7 @@
 
 #include "format/FindOffloadBinaries.h"
 #include "format/OffloadBinary.h"
+#include "format/SPIRVModule.h"
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Object/Archive.h"
@@ -71,6 +72,11 @@ struct InspectNode {
   /// Set when Data holds only the image's first bytes: writes the whole
   /// image, inflating it again from its compressed bundle.
   std::function<llvm::Error(llvm::raw_ostream &)> Extract;
+
+  /// What a SPIR-V image declares (an image whose kind says SPIR-V or whose
+  /// bytes are); none for other images, or where the module is malformed
+  /// (then Error says why).
+  std::optional<SPIRVModuleInfo> SPIRV;
 
   /// Why this node could not be read further.
   std::string Error;
@@ -142,8 +148,12 @@ private:
   /// those that are containers to walk into.
   llvm::Error walkCompressedBundle(llvm::StringRef CCOB, const Context &Inner,
                                    InspectNode &Node);
-  /// Numbers \p Image, walks into it if it is a container, and adds it.
+  /// Numbers \p Image, walks into it if it is a container, reads it if it
+  /// is SPIR-V, and adds it.
   void addImage(InspectNode Image, const Context &Ctx, InspectNode &Into);
+  /// Reads the SPIR-V module \p Image into its SPIRV, inflating it again,
+  /// as a stream, where only its first bytes were.
+  void readSPIRV(InspectNode &Image);
   void fail(InspectNode &Node, llvm::Error E);
 
   std::optional<uint64_t> fileOffset(const Context &Ctx, const char *Ptr) const;

@@ -113,6 +113,106 @@ static size_t countImages(const InspectNode &Node) {
 }
 
 //===----------------------------------------------------------------------===//
+// SPIR-V
+//===----------------------------------------------------------------------===//
+
+/// "0x0006000E (LLVM/SPIR-V Translator, version 14)", or with "tool <id>"
+/// for a tool the table does not name.
+static std::string describeGenerator(const SPIRVModuleInfo &M) {
+  std::string Hex = utohexstr(M.Generator, /*LowerCase=*/false);
+  Hex.insert(0, 8 - Hex.size(), '0');
+  StringRef Name = getSPIRVGeneratorName(M.getGeneratorTool());
+  return "0x" + Hex + " (" +
+         (Name.empty() ? "tool " + std::to_string(M.getGeneratorTool())
+                       : Name.str()) +
+         ", version " + std::to_string(M.getGeneratorVersion()) + ")";
+}
+
+/// The lines under a SPIR-V image's "at" line, each begun (the tree ends
+/// the last).
+static void printSPIRV(raw_ostream &OS, const SPIRVModuleInfo &M,
+                       unsigned Indent) {
+  OS << "\n";
+  OS.indent(Indent) << "SPIR-V " << unsigned(M.Major) << "."
+                    << unsigned(M.Minor) << (M.BigEndian ? " (big-endian)" : "")
+                    << ", generator " << describeGenerator(M) << ", bound "
+                    << M.Bound;
+  OS << "\n";
+  OS.indent(Indent) << "memory model: ";
+  if (M.AddressingModel)
+    OS << describeSPIRVValue(*M.AddressingModel, getSPIRVAddressingModelName)
+       << " " << describeSPIRVValue(*M.MemoryModel, getSPIRVMemoryModelName);
+  else
+    OS << "-";
+  OS << "\n";
+  OS.indent(Indent) << "capabilities:";
+  for (uint32_t C : M.Capabilities)
+    OS << " " << describeSPIRVValue(C, getSPIRVCapabilityName);
+  if (M.Capabilities.empty())
+    OS << " -";
+  OS << "\n";
+  OS.indent(Indent) << "extensions:";
+  for (const std::string &E : M.Extensions)
+    OS << " " << E;
+  if (M.Extensions.empty())
+    OS << " -";
+  if (M.EntryPoints.empty()) {
+    OS << "\n";
+    OS.indent(Indent) << "entry points: -";
+  }
+  for (const SPIRVEntryPoint &E : M.EntryPoints) {
+    OS << "\n";
+    OS.indent(Indent) << "entry point: "
+                      << describeSPIRVValue(E.ExecutionModel,
+                                            getSPIRVExecutionModelName)
+                      << " " << E.Name;
+  }
+}
+
+/// The "spirv" object of a SPIR-V image.
+static void writeSPIRVJSON(json::OStream &J, const SPIRVModuleInfo &M) {
+  J.attributeObject("spirv", [&] {
+    J.attribute("version",
+                std::to_string(M.Major) + "." + std::to_string(M.Minor));
+    J.attribute("big_endian", M.BigEndian);
+    J.attribute("generator", M.Generator);
+    J.attribute("generator_tool", M.getGeneratorTool());
+    StringRef Name = getSPIRVGeneratorName(M.getGeneratorTool());
+    J.attribute("generator_name",
+                Name.empty() ? json::Value(nullptr) : json::Value(Name));
+    J.attribute("generator_version", M.getGeneratorVersion());
+    J.attribute("bound", M.Bound);
+    J.attribute("schema", M.Schema);
+    auto OrNull = [](std::optional<uint32_t> V,
+                     StringRef (*GetName)(uint32_t)) -> json::Value {
+      if (!V)
+        return nullptr;
+      return describeSPIRVValue(*V, GetName);
+    };
+    J.attribute("addressing_model",
+                OrNull(M.AddressingModel, getSPIRVAddressingModelName));
+    J.attribute("memory_model", OrNull(M.MemoryModel, getSPIRVMemoryModelName));
+    J.attributeArray("capabilities", [&] {
+      for (uint32_t C : M.Capabilities)
+        J.value(describeSPIRVValue(C, getSPIRVCapabilityName));
+    });
+    J.attributeArray("extensions", [&] {
+      for (const std::string &E : M.Extensions)
+        J.value(E);
+    });
+    J.attributeArray("entry_points", [&] {
+      for (const SPIRVEntryPoint &E : M.EntryPoints)
+        J.object([&] {
+          J.attribute(
+              "execution_model",
+              describeSPIRVValue(E.ExecutionModel, getSPIRVExecutionModelName));
+          J.attribute("name", E.Name);
+        });
+    });
+  });
+}
+
+//===----------------------------------------------------------------------===//
 // The tree
 //===----------------------------------------------------------------------===//
 
@@ -176,6 +276,8 @@ static void printTree(raw_ostream &OS, const InspectNode &Node, bool IsRoot,
     OS.indent(Indent + 2) << "at " << Node.Location;
     if (Node.FileOffset)
       OS << " (file offset " << hex(*Node.FileOffset) << ")";
+    if (Node.SPIRV)
+      printSPIRV(OS, *Node.SPIRV, Indent + 2);
     break;
   }
   OS << "\n";
@@ -219,6 +321,8 @@ static void writeNode(json::OStream &J, const InspectNode &Node) {
     }
     if (Node.FileOffset)
       J.attribute("file_offset", *Node.FileOffset);
+    if (Node.SPIRV)
+      writeSPIRVJSON(J, *Node.SPIRV);
     if (!Node.Error.empty())
       J.attribute("error", Node.Error);
     if (!Node.Children.empty())
@@ -241,6 +345,8 @@ static void printJSON(raw_ostream &OS, ArrayRef<InspectNode> Roots,
             writeImageAttributes(J, Image);
             if (Image.FileOffset)
               J.attribute("file_offset", *Image.FileOffset);
+            if (Image.SPIRV)
+              writeSPIRVJSON(J, *Image.SPIRV);
           });
         });
     });
