@@ -186,9 +186,11 @@ static PreparedDeviceLink prepareSPIRVLink(const DeviceLinkJob &Job,
   SPIRVLinkRequest Request;
   Request.Triple = Job.TargetTriple.str();
   Request.Output = Link.Output;
+  // HIP's bitcode, or OpenMP's SPIR-V modules (DevicePlan.h checked which).
+  Request.Bitcode = Job.Kind == OffloadKind::HIP;
   for (auto [N, Image] : llvm::enumerate(Job.Images)) {
     std::string Path = Dir.path(Job.fileName() + "." + std::to_string(N) +
-                                ".bc");
+                                (Request.Bitcode ? ".bc" : ".spv"));
     Link.Unwritten.emplace_back(Path, Image->Image.Image);
     Request.Inputs.push_back(Path);
   }
@@ -199,7 +201,8 @@ static PreparedDeviceLink prepareSPIRVLink(const DeviceLinkJob &Job,
   // What decides the module, for the cache key (the backend's version is
   // LLVM's, in the key already).
   using Arg = DeviceLinkArg;
-  Link.Planned.push_back(Arg::option("--spirv-backend"));
+  Link.Planned.push_back(
+      Arg::option(Request.Bitcode ? "--spirv-backend" : "--spirv-tools"));
   Link.Planned.push_back(Arg::option("--triple=" + Request.Triple));
   for (const std::string &Input : Request.Inputs)
     Link.Planned.push_back(Arg::input(Input));
@@ -436,8 +439,11 @@ static Error deviceLinkError(const PreparedDeviceLink &Link,
   for (const DeviceImage *Image : Link.Job->Images)
     Inputs += "\n  " + Image->Where + ": " + describeImage(Image->Image);
   std::string Who = Link.NVPTX   ? "the NVPTX link (LTO, ptxas, nvlink)"
-                    : Link.SPIRV ? "the SPIR-V link (IR linker, LLVM's SPIR-V "
-                                   "backend)"
+                    : Link.SPIRV ? (Link.SPIRV->Bitcode
+                                        ? "the SPIR-V link (IR linker, LLVM's "
+                                          "SPIR-V backend)"
+                                        : "the SPIR-V link (SPIRV-Tools' "
+                                          "linker)")
                     : Link.Program.empty()
                         ? "LLD"
                         : sys::path::filename(Link.Program).str();
@@ -448,6 +454,14 @@ static Error deviceLinkError(const PreparedDeviceLink &Link,
     Hint = std::string("\nthis device link needs LLVM's offload runtime "
                        "(libomp.so, libomptarget.so): ") +
            OffloadRuntimeAdvice;
+  // OpenMP's SPIR-V device runtime is linked at compile time upstream
+  // (libomptarget-spirv.bc, which no package here ships), or here.
+  if (Link.SPIRV && Messages.contains("Unresolved external reference to "
+                                      "\"__kmpc_"))
+    Hint += "\nOpenMP SPIR-V code needs an OpenMP device runtime for " +
+            Link.Job->TargetTriple.str() +
+            " (a SPIR-V module): give it with --offload-device-lib=" +
+            Link.Job->TargetTriple.str() + "=<file>";
   // LLD names the work files, which are gone by the time this is read,
   // unless they are kept.
   StringRef WorkDir = sys::path::parent_path(Link.Output);

@@ -3,6 +3,7 @@
 #include "lld-plugin/DevicePlan.h"
 
 #include "format/BundleEntryID.h"
+#include "format/SPIRVModule.h"
 
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/SetVector.h"
@@ -93,7 +94,8 @@ static Error checkImage(const DeviceImage &Image) {
                   (I.TheImageKind == ImageKind::Cubin ||
                    I.TheImageKind == ImageKind::PTX);
   if (I.TheImageKind != ImageKind::Object &&
-      I.TheImageKind != ImageKind::Bitcode && !FromNvcc)
+      I.TheImageKind != ImageKind::Bitcode &&
+      I.TheImageKind != ImageKind::SPIRV && !FromNvcc)
     return imageError(Image, "a device link takes objects or bitcode");
   if (T.isAMDGCN()) {
     if (I.TheOffloadKind != OffloadKind::OpenMP &&
@@ -117,11 +119,17 @@ static Error checkImage(const DeviceImage &Image) {
   }
   if (T.isSPIRV()) {
     // HIP's portable image: bitcode, compiled by LLVM's SPIR-V backend.
-    if (I.TheOffloadKind != OffloadKind::HIP ||
-        I.TheImageKind != ImageKind::Bitcode)
-      return imageError(Image, "SPIR-V device code is linked from HIP "
-                               "bitcode (--offload-arch=amdgcnspirv)");
-    return Error::success();
+    if (I.TheOffloadKind == OffloadKind::HIP &&
+        I.TheImageKind == ImageKind::Bitcode)
+      return Error::success();
+    // OpenMP's: SPIR-V already (clang 22 calls it an object, "elf").
+    if (I.TheOffloadKind == OffloadKind::OpenMP && isSPIRVModule(I.Image))
+      return Error::success();
+    return imageError(Image,
+                      "SPIR-V device code is linked from HIP bitcode "
+                      "(--offload-arch=amdgcnspirv) or OpenMP SPIR-V "
+                      "modules (-fopenmp-targets=spirv64-intel); this image "
+                      "is neither");
   }
   if (!isCPUTarget(T))
     return imageError(Image,

@@ -14,6 +14,7 @@
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
+#include "llvm/Frontend/Offloading/Utility.h"
 #include "llvm/Object/ObjectFile.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Program.h"
@@ -116,6 +117,16 @@ static Expected<std::string> writeOpenMPRegistration(
     Expected<std::unique_ptr<MemoryBuffer>> Image = Link->readOutput();
     if (!Image)
       return Image.takeError();
+    // A SPIR-V module goes to the runtime in the ELF container that clang's
+    // pipeline puts it in (Intel's notes, the module in a section), which
+    // the runtime's SPIR-V plugin looks for.
+    if (Link->Job->TargetTriple.isSPIRV()) {
+      std::unique_ptr<MemoryBuffer> Module = MemoryBuffer::getMemBufferCopy(
+          (*Image)->getBuffer(), (*Image)->getBufferIdentifier());
+      if (Error E = offloading::intel::containerizeOpenMPSPIRVImage(Module))
+        return std::move(E);
+      *Image = std::move(Module);
+    }
     ImageToWrite ToWrite;
     ToWrite.TheImageKind = Link->Job->TargetTriple.isNVPTX()
                                ? ImageKind::Cubin

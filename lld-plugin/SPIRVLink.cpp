@@ -26,6 +26,9 @@
 
 #include "llvm/Analysis/TargetLibraryInfo.h"
 
+#include <spirv-tools/linker.hpp>
+
+#include <cstring>
 #include <mutex>
 
 using namespace llvm;
@@ -130,14 +133,63 @@ static Expected<SmallString<0>> emitSPIRV(Module &M, const Triple &TT) {
   return std::move(Out);
 }
 
+/// Links the SPIR-V modules of \p Inputs with SPIRV-Tools' linker, as
+/// spirv-link links them with no options (clang's pipeline gives it none):
+/// the universal 1.6 environment, every symbol resolved.
+static Expected<SmallString<0>> linkModules(ArrayRef<std::string> Inputs) {
+  std::vector<std::vector<uint32_t>> Modules;
+  for (const std::string &Input : Inputs) {
+    ErrorOr<std::unique_ptr<MemoryBuffer>> Buffer = MemoryBuffer::getFile(
+        Input, /*IsText=*/false, /*RequiresNullTerminator=*/false);
+    if (!Buffer)
+      return linkError("cannot read '" + Input +
+                       "': " + Buffer.getError().message());
+    StringRef Bytes = (*Buffer)->getBuffer();
+    if (Bytes.size() % 4 != 0)
+      return linkError(Input + ": not a SPIR-V module: its size, " +
+                       Twine(Bytes.size()) +
+                       " bytes, is not a whole number of words");
+    std::vector<uint32_t> &Words = Modules.emplace_back(Bytes.size() / 4);
+    std::memcpy(Words.data(), Bytes.data(), Bytes.size());
+  }
+  std::string Messages;
+  spvtools::Context Context(SPV_ENV_UNIVERSAL_1_6);
+  Context.SetMessageConsumer([&](spv_message_level_t Level, const char *,
+                                 const spv_position_t &Position,
+                                 const char *Message) {
+    bool IsError = Level == SPV_MSG_FATAL || Level == SPV_MSG_INTERNAL_ERROR ||
+                   Level == SPV_MSG_ERROR;
+    Messages += (IsError ? "error: " : "warning: ") +
+                std::to_string(Position.index) + ": " + Message + "\n";
+  });
+  std::vector<uint32_t> Linked;
+  spv_result_t Result =
+      spvtools::Link(Context, Modules, &Linked, spvtools::LinkerOptions());
+  if (Result != SPV_SUCCESS && Result != SPV_WARNING)
+    return linkError("SPIRV-Tools' linker failed:\n" +
+                     StringRef(Messages).rtrim());
+  SmallString<0> Out;
+  Out.resize(Linked.size() * 4);
+  std::memcpy(Out.data(), Linked.data(), Out.size());
+  return std::move(Out);
+}
+
 std::vector<std::string> SPIRVLinkRequest::args() const {
-  std::vector<std::string> Args = {"--spirv-backend", "--triple=" + Triple};
+  std::vector<std::string> Args = {
+      Bitcode ? "--spirv-backend" : "--spirv-tools", "--triple=" + Triple};
   llvm::append_range(Args, Inputs);
   llvm::append_range(Args, std::vector<std::string>{"-o", Output});
   return Args;
 }
 
 Error linkSPIRV(const SPIRVLinkRequest &Request) {
+  if (!Request.Bitcode) {
+    Expected<SmallString<0>> Module = linkModules(Request.Inputs);
+    if (!Module)
+      return Module.takeError();
+    return writeFileAtomically(Request.Output,
+                               StringRef(Module->data(), Module->size()));
+  }
   Triple TT(Request.Triple);
   std::string Errors;
   auto Context = std::make_unique<LLVMContext>();

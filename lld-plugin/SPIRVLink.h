@@ -30,11 +30,16 @@ struct SPIRVLinkRequest {
   std::string Triple;
   /// The linked SPIR-V module.
   std::string Output;
-  /// The images, in link order, then the device libraries: bitcode.
+  /// The images, in link order, then the device libraries: all bitcode, or
+  /// all SPIR-V modules.
   std::vector<std::string> Inputs;
+  /// True when the inputs are bitcode: LLVM's SPIR-V backend makes the
+  /// module. Else SPIRV-Tools links SPIR-V modules.
+  bool Bitcode = true;
 
   /// For --offload-verbose and --offload-dry-run: what the link does, as
-  /// arguments of ours ("--spirv-backend", "--triple=", inputs, "-o").
+  /// arguments of ours ("--spirv-backend" or "--spirv-tools", "--triple=",
+  /// inputs, "-o").
   std::vector<std::string> args() const;
 };
 
