@@ -19,6 +19,7 @@
 #include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/TimeProfiler.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/Target/TargetOptions.h"
@@ -73,6 +74,7 @@ static void keepFatalError(void *Errors, const char *Reason, bool) {
 static Expected<std::unique_ptr<Module>>
 linkBitcode(const SPIRVLinkRequest &Request, LLVMContext &Context,
             std::string &Errors) {
+  TimeTraceScope Scope("Offload: SPIR-V bitcode linked");
   auto Composite = std::make_unique<Module>("llvm-link", Context);
   Linker L(*Composite);
   for (const std::string &Input : Request.Inputs) {
@@ -104,6 +106,7 @@ linkBitcode(const SPIRVLinkRequest &Request, LLVMContext &Context,
 /// LLVM's SPIR-V backend on \p M, at -O0 with the target's defaults, as
 /// clang -cc1 -emit-obj compiles bitcode for a SPIR-V triple.
 static Expected<SmallString<0>> emitSPIRV(Module &M, const Triple &TT) {
+  TimeTraceScope Scope("Offload: SPIR-V backend");
   static std::once_flag Once;
   std::call_once(Once, [] {
     LLVMInitializeSPIRVTargetInfo();
@@ -137,6 +140,7 @@ static Expected<SmallString<0>> emitSPIRV(Module &M, const Triple &TT) {
 /// spirv-link links them with no options (clang's pipeline gives it none):
 /// the universal 1.6 environment, every symbol resolved.
 static Expected<SmallString<0>> linkModules(ArrayRef<std::string> Inputs) {
+  TimeTraceScope Scope("Offload: SPIR-V modules linked (SPIRV-Tools)");
   std::vector<std::vector<uint32_t>> Modules;
   for (const std::string &Input : Inputs) {
     ErrorOr<std::unique_ptr<MemoryBuffer>> Buffer = MemoryBuffer::getFile(
