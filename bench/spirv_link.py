@@ -67,32 +67,18 @@ import tempfile
 
 from benchlib import run
 
+# The keywords, dim3 and the launch API that clang's <<<>>> calls, as the
+# tests declare them (no HIP headers here: -nogpuinc).
+HIP_MINI_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
+                            "test", "ld.lld-offload", "hip-programs", "Inputs")
 LLVM_BIN = "/usr/lib/llvm-22/bin"
 CLANG = os.path.join(LLVM_BIN, "clang")
 LLVM_OBJCOPY = os.path.join(LLVM_BIN, "llvm-objcopy")
-HIP_FLAGS = ["-x", "hip", "-nogpulib", "-nogpuinc", "-fgpu-rdc",
-             "--offload-new-driver", "-O2"]
+HIP_FLAGS = ["-x", "hip", "-I" + HIP_MINI_DIR, "-nogpulib", "-nogpuinc",
+             "-fgpu-rdc", "--offload-new-driver", "-O2"]
 ARCHS = ["amdgcnspirv", "gfx942"]
 
-# What test/ld.lld-offload/hip-programs/Inputs/hip-mini.h declares: the
-# keywords, dim3 and the launch API that clang's <<<>>> calls.
-PREAMBLE = """\
-#define __global__ __attribute__((global))
-#define __device__ __attribute__((device))
-#define __host__ __attribute__((host))
-struct dim3 {
-  unsigned x, y, z;
-  __host__ __device__ dim3(unsigned X = 1, unsigned Y = 1, unsigned Z = 1)
-      : x(X), y(Y), z(Z) {}
-};
-typedef struct ihipStream_t *hipStream_t;
-extern "C" int hipLaunchKernel(const void *Kernel, dim3 Grid, dim3 Block,
-                               void **Args, unsigned long SharedMem,
-                               hipStream_t Stream);
-extern "C" int __hipPushCallConfiguration(dim3 Grid, dim3 Block,
-                                          unsigned long SharedMem = 0,
-                                          hipStream_t Stream = 0);
-"""
+PREAMBLE = '#include "hip-mini.h"\n'
 # A device function of unit u, called by a kernel of unit u - 1.
 FUNC = """\
 __device__ float u%(u)d_f%(i)d(float x, int n) {
