@@ -462,6 +462,13 @@ static Error deviceLinkError(const PreparedDeviceLink &Link,
             Link.Job->TargetTriple.str() +
             " (a SPIR-V module): give it with --offload-device-lib=" +
             Link.Job->TargetTriple.str() + "=<file>";
+  // The SPIR-V backend's words for a call to a function no input defines.
+  if (Link.SPIRV && Link.SPIRV->Bitcode &&
+      Messages.contains("Unknown function in:"))
+    Hint += "\n(a function the device code calls is defined by no image and "
+            "no device library: give the library that defines it with "
+            "--offload-device-lib=" +
+            Link.Job->TargetTriple.str() + "=<file.bc>)";
   // LLD names the work files, which are gone by the time this is read,
   // unless they are kept.
   StringRef WorkDir = sys::path::parent_path(Link.Output);
