@@ -548,7 +548,7 @@ static Error runInProcess(LLDSession &Session,
                           MutableArrayRef<PreparedDeviceLink> Links,
                           const WorkDir &Dir) {
   for (PreparedDeviceLink &Link : Links) {
-    if (Link.Cached)
+    if (Link.Cached || Link.Distributed)
       continue;
     if (!Link.Program.empty()) {
       if (Error E = runProgram(Link, Dir.path(Link.Job->fileName() + ".log")))
@@ -606,7 +606,7 @@ Error runDeviceLinks(LLDSession &Session,
   // One link, one slot, or no jobserver to ask: no need for workers.
   std::vector<PreparedDeviceLink *> ToRun;
   for (PreparedDeviceLink &Link : Links)
-    if (!Link.Cached)
+    if (!Link.Cached && !Link.Distributed)
       ToRun.push_back(&Link);
   if (ToRun.size() <= 1 || MaxJobs == 1 || (Options.UseJobserver && !Jobserver))
     return runInProcess(Session, Links, Dir);

@@ -66,6 +66,9 @@ struct PreparedDeviceLink {
   /// to run.
   bool Cached = false;
   std::string CacheKey;
+  /// A distributor linked it, elsewhere (DeviceLinkDistributor.h): its
+  /// output is there, nothing to run.
+  bool Distributed = false;
   /// What the cache had, kept in memory (the entry, and the image in it),
   /// written to the work directory only for a tool that reads files. None
   /// when the cache keeps the registration object that holds the image:

@@ -187,6 +187,27 @@ std::optional<std::string> LLDCommandLine::dependencyFile() const {
   return std::string(A->getValue());
 }
 
+DTLTOSettings LLDCommandLine::dtlto() const {
+  DTLTOSettings D;
+  for (const opt::Arg *A : P->List) {
+    StringRef Name = optionName(*A).rtrim('=');
+    if (!A->getNumValues())
+      continue;
+    std::string Value = A->getValue();
+    if (Name == "thinlto-distributor")
+      D.Distributor = Value;
+    else if (Name == "thinlto-distributor-arg")
+      D.DistributorArgs.push_back(Value);
+    else if (Name == "thinlto-remote-compiler")
+      D.RemoteCompiler = Value;
+    else if (Name == "thinlto-remote-compiler-prepend-arg")
+      D.RemoteCompilerPrependArgs.push_back(Value);
+    else if (Name == "thinlto-remote-compiler-arg")
+      D.RemoteCompilerArgs.push_back(Value);
+  }
+  return D;
+}
+
 /// --time-trace-file=<file> (LLD 11-16's spelling, unknown to LLD 22): its
 /// file, or std::nullopt for any other argument.
 static std::optional<StringRef> oldTimeTraceFile(const opt::Arg &A) {

@@ -39,6 +39,20 @@ struct TimeTraceRequest {
   unsigned Granularity = 500;
 };
 
+/// LLD's distributed ThinLTO (DTLTO) settings, which device links are sent
+/// through too.
+struct DTLTOSettings {
+  /// --thinlto-distributor=<program> (empty: none) and
+  /// --thinlto-distributor-arg=s.
+  std::string Distributor;
+  std::vector<std::string> DistributorArgs;
+  /// --thinlto-remote-compiler=<program> (empty: not given), and the
+  /// arguments that go before (--thinlto-remote-compiler-prepend-arg=) and
+  /// after (--thinlto-remote-compiler-arg=) the shared ones.
+  std::string RemoteCompiler;
+  std::vector<std::string> RemoteCompilerPrependArgs, RemoteCompilerArgs;
+};
+
 class LLDCommandLine {
 public:
   LLDCommandLine();
@@ -89,6 +103,8 @@ public:
   bool writesWhyExtract() const;
   /// --dependency-file=<file>, the last.
   std::optional<std::string> dependencyFile() const;
+  /// The --thinlto-distributor= and --thinlto-remote-compiler= options.
+  DTLTOSettings dtlto() const;
   /// --time-trace, --time-trace=<file>, --time-trace-granularity=<n>, and
   /// --time-trace-file=<file>, which LLD 11-16 took and LLD 22 does not know
   /// (taken as --time-trace=<file>, as documented).

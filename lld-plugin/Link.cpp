@@ -20,6 +20,7 @@
 
 #include "lld-plugin/DependencyFile.h"
 #include "lld-plugin/DeviceLinkCache.h"
+#include "lld-plugin/DeviceLinkDistributor.h"
 #include "lld-plugin/DeviceWork.h"
 #include "lld-plugin/HostLink.h"
 #include "lld-plugin/LastLoaded.h"
@@ -70,6 +71,8 @@ struct LinkState {
   /// Why the command line alone does not say what the link loads.
   std::string AskLLD;
   std::unique_ptr<DeviceLinkCache> Cache;
+  /// Where device links that miss the cache are sent, if anywhere.
+  std::optional<DeviceLinkDistributor> Distributor;
   /// The key under which the cache remembers what this command line loads,
   /// when it may.
   std::string LastLoadedKey;
@@ -274,6 +277,10 @@ Findings linkRound(LinkState &S) {
   if (Work.linksOpenMP())
     Runtime = runtimeArguments(S.CL);
   if (S.Opts.DryRun) {
+    if (S.Distributor && llvm::any_of(*Links, isDistributed))
+      errs() << ToolName << ": distributor " << S.Distributor->Program
+             << " would get: "
+             << distributorJSON(*S.Distributor, *Links, S.Dir) << "\n";
     std::vector<std::string> Extra = {"<registration object>"};
     llvm::append_range(Extra, hostLibraries(S.CL, *Links));
     if (!S.CL.Relocatable)
@@ -281,6 +288,11 @@ Findings linkRound(LinkState &S) {
     llvm::append_range(Extra, Runtime);
     return linkHost(S, Extra);
   }
+
+  // Send the device links a distributor takes; what it does not do runs
+  // here.
+  if (S.Distributor)
+    distributeDeviceLinks(*S.Distributor, *Links, S.Dir, S.Opts.Verbose);
 
   // Link the device code, in parallel when asked.
   {
@@ -496,6 +508,8 @@ int link(ArrayRef<const char *> Args, StringRef Self, LLDSession &Session) {
   LinkState S(Session, CL, **Dir, Self);
   // Find the inputs and read their section tables, archive members' too.
   findInputs(S);
+  // The distributor device links are sent to, when the link names one.
+  S.Distributor = findDeviceLinkDistributor(CL, LLD_OFFLOAD_REMOTE_COMPILER);
   // The device-link cache, when one is asked for.
   if (Expected<std::unique_ptr<DeviceLinkCache>> Cache =
           DeviceLinkCache::open(CL.Offload, reportWarning))

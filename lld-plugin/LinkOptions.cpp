@@ -151,6 +151,17 @@ static Error applyOption(const opt::Arg &A, StringRef Arg, OffloadOptions &O) {
   case OPT_offload_cuda_path:
     O.CudaPath = Value.str();
     break;
+  case OPT_offload_distributor:
+    O.Distributor = Value.str();
+    break;
+  case OPT_offload_distributor_arg:
+    O.DistributorArgs.push_back(Value.str());
+    break;
+  case OPT_offload_distributor_timeout:
+    if (Value.getAsInteger(10, O.DistributorTimeout) ||
+        O.DistributorTimeout == 0)
+      return BadValue("a positive number of seconds");
+    break;
   case OPT_offload_large_fatbin_threshold:
     if (Value.getAsInteger(10, O.LargeFatbinThreshold))
       return BadValue("a size in bytes");

@@ -63,6 +63,15 @@ struct OffloadOptions {
   int CompressionLevel = 3;
   /// --offload-compress-version=2|3.
   uint16_t CompressionVersion = 3;
+  /// --offload-distributor=<program>|none and --offload-distributor-arg=:
+  /// the DTLTO distributor device links are sent to
+  /// (DeviceLinkDistributor.h); LLD's --thinlto-distributor= when not
+  /// given, "none" for no distributor.
+  std::optional<std::string> Distributor;
+  std::vector<std::string> DistributorArgs;
+  /// --offload-distributor-timeout=<seconds>: how long the distributor may
+  /// take before its jobs run here.
+  unsigned DistributorTimeout = 600;
   /// --offload-cuda-path=<dir>: the CUDA toolkit (nvlink, fatbinary).
   std::string CudaPath = "/usr/local/cuda";
   /// --offload-large-fatbin-threshold=<bytes>: fat binaries this large are

@@ -54,6 +54,12 @@ defm offload_device_lib : Eq<"offload-device-lib", "[<triple>=]<file>",
   "Device library (bitcode or archive) for the device links">;
 defm offload_device_linker_arg : Eq<"offload-device-linker-arg",
   "[<triple>=]<arg>", "Pass <arg> to the device links">;
+defm offload_distributor : Eq<"offload-distributor", "<program>|none",
+  "Send device links to a DTLTO distributor (default: --thinlto-distributor=)">;
+defm offload_distributor_arg : Eq<"offload-distributor-arg", "<arg>",
+  "Pass <arg> to the distributor">;
+defm offload_distributor_timeout : Eq<"offload-distributor-timeout",
+  "<seconds>", "Link locally what the distributor has not done by then (default 600)">;
 def offload_dry_run : F<"offload-dry-run",
   "Print the plan and the commands; write nothing">;
 defm offload_extract : Eq<"offload-extract", "<arch>",
