@@ -257,7 +257,12 @@ void distributeDeviceLinks(const DeviceLinkDistributor &D,
   if (!Written) {
     Fault = "cannot be given its jobs: " + toString(Written.takeError());
   } else {
-    std::vector<std::string> Argv = {D.Program};
+    // A path is the link's, not the work directory's, where the distributor
+    // starts: made absolute first.
+    SmallString<256> Program(D.Program);
+    if (StringRef(D.Program).contains('/'))
+      sys::fs::make_absolute(Program);
+    std::vector<std::string> Argv = {Program.str().str()};
     llvm::append_range(Argv, D.Args);
     Argv.push_back(JSONName);
     DistributorProcess P(Argv, Dir.dir(), Log);
