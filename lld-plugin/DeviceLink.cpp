@@ -373,6 +373,49 @@ Expected<PreparedDeviceLink> prepareDeviceLink(const DeviceLinkJob &Job,
   return std::move(Link);
 }
 
+DeviceLinkRunner PreparedDeviceLink::runner() const {
+  if (NVPTX)
+    return DeviceLinkRunner::NVPTX;
+  if (SPIRV)
+    return DeviceLinkRunner::SPIRV;
+  return Program.empty() ? DeviceLinkRunner::LLD : DeviceLinkRunner::Program;
+}
+
+std::string PreparedDeviceLink::runnerName() const {
+  switch (runner()) {
+  case DeviceLinkRunner::LLD:
+    return "LLD";
+  case DeviceLinkRunner::Program:
+    return sys::path::filename(Program).str();
+  case DeviceLinkRunner::NVPTX:
+    return "the NVPTX link (LTO, ptxas, nvlink)";
+  case DeviceLinkRunner::SPIRV:
+    return SPIRV->Bitcode
+               ? "the SPIR-V link (IR linker, LLVM's SPIR-V backend)"
+               : "the SPIR-V link (SPIRV-Tools' linker)";
+  }
+  llvm_unreachable("every runner is named");
+}
+
+std::vector<DeviceLinkCommand> PreparedDeviceLink::commands() const {
+  switch (runner()) {
+  case DeviceLinkRunner::LLD:
+    return {{"ld.lld", Args}};
+  case DeviceLinkRunner::Program:
+    return {{Program, Args}};
+  case DeviceLinkRunner::NVPTX: {
+    // Ours: its steps, one line each.
+    std::vector<DeviceLinkCommand> Steps;
+    for (const NVPTXLinkRequest::Step &Step : NVPTX->steps())
+      Steps.push_back({Step.Program, Step.Args});
+    return Steps;
+  }
+  case DeviceLinkRunner::SPIRV:
+    return {{"SPIR-V link", SPIRV->args()}};
+  }
+  llvm_unreachable("every runner has commands");
+}
+
 Error PreparedDeviceLink::writeInputs() {
   for (const auto &[Path, Data] : Unwritten)
     if (Error E = writeFileDirectly(Path, Data))
@@ -438,15 +481,7 @@ static Error deviceLinkError(const PreparedDeviceLink &Link,
   std::string Inputs;
   for (const DeviceImage *Image : Link.Job->Images)
     Inputs += "\n  " + Image->Where + ": " + describeImage(Image->Image);
-  std::string Who = Link.NVPTX   ? "the NVPTX link (LTO, ptxas, nvlink)"
-                    : Link.SPIRV ? (Link.SPIRV->Bitcode
-                                        ? "the SPIR-V link (IR linker, LLVM's "
-                                          "SPIR-V backend)"
-                                        : "the SPIR-V link (SPIRV-Tools' "
-                                          "linker)")
-                    : Link.Program.empty()
-                        ? "LLD"
-                        : sys::path::filename(Link.Program).str();
+  std::string Who = Link.runnerName();
   // The offload runtime, which a CPU device link names, may be missing.
   std::string Hint;
   if (Messages.contains("unable to find library -lomptarget") ||
@@ -550,20 +585,21 @@ static Error runInProcess(LLDSession &Session,
   for (PreparedDeviceLink &Link : Links) {
     if (Link.Cached || Link.Distributed)
       continue;
-    if (!Link.Program.empty()) {
+    switch (Link.runner()) {
+    case DeviceLinkRunner::Program:
       if (Error E = runProgram(Link, Dir.path(Link.Job->fileName() + ".log")))
         return E;
       continue;
-    }
-    if (Link.NVPTX) {
+    case DeviceLinkRunner::NVPTX:
       if (Error E = linkNVPTX(*Link.NVPTX))
         return deviceLinkError(Link, toString(std::move(E)));
       continue;
-    }
-    if (Link.SPIRV) {
+    case DeviceLinkRunner::SPIRV:
       if (Error E = linkSPIRV(*Link.SPIRV))
         return deviceLinkError(Link, toString(std::move(E)));
       continue;
+    case DeviceLinkRunner::LLD:
+      break;
     }
     std::string Out, Err;
     int RC = runLLDForDeviceLink(Session, Link, Link.Args, Out, Err);
@@ -614,7 +650,7 @@ Error runDeviceLinks(LLDSession &Session,
   // start: each is one of the jobs.
   std::vector<PreparedDeviceLink *> InWorkers;
   for (PreparedDeviceLink *Link : ToRun) {
-    if (!Link->SPIRV) {
+    if (Link->runner() != DeviceLinkRunner::SPIRV) {
       InWorkers.push_back(Link);
       continue;
     }
@@ -645,12 +681,13 @@ Error runDeviceLinks(LLDSession &Session,
   auto Start = [&](size_t I) -> std::optional<sys::ProcessInfo> {
     PreparedDeviceLink &Link = *ToRun[I];
     ErrFiles[I] = Dir.path(Link.Job->fileName() + ".log");
-    // LLD links run in a worker: this executable in worker mode; other
-    // links run their own program.
-    StringRef Program = Link.Program.empty() ? Self : StringRef(Link.Program);
+    // LLD and NVPTX links run in a worker: this executable in worker mode;
+    // other links run their own program.
+    bool InWorker = Link.runner() != DeviceLinkRunner::Program;
+    StringRef Program = InWorker ? Self : StringRef(Link.Program);
     SmallVector<StringRef, 64> Argv = {Program};
     std::string RequestFile;
-    if (Link.NVPTX) {
+    if (Link.runner() == DeviceLinkRunner::NVPTX) {
       // The worker reads the request from a file: data, not a command line
       // to parse again.
       Expected<std::string> Written =
@@ -661,7 +698,7 @@ Error runDeviceLinks(LLDSession &Session,
       }
       RequestFile = std::move(*Written);
       Argv.append({NVPTXWorkerFlag, RequestFile});
-    } else if (Link.Program.empty()) {
+    } else if (InWorker) {
       Argv.push_back(WorkerFlag);
     }
     for (const std::string &Arg : Link.Args)
@@ -675,7 +712,7 @@ Error runDeviceLinks(LLDSession &Session,
     std::string ErrMsg;
     bool ExecFailed = false;
     std::optional<ArrayRef<StringRef>> Env;
-    if (Link.Program.empty())
+    if (InWorker)
       Env = WorkerEnv;
     sys::ProcessInfo PI = sys::ExecuteNoWait(Program, Argv, Env, Redirects, 0,
                                              &ErrMsg, &ExecFailed);

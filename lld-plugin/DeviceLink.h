@@ -25,8 +25,29 @@
 
 namespace offload {
 
+/// How a prepared device link runs: the one answer that the passes which
+/// run, describe or send device links switch on.
+enum class DeviceLinkRunner {
+  /// LLD, with Args: in this process, or in a worker.
+  LLD,
+  /// Another program (the CUDA toolkit's nvlink), with Args.
+  Program,
+  /// Our NVPTX link (NVPTXLinkRequest): in this process, or in a worker.
+  NVPTX,
+  /// Our SPIR-V link (SPIRVLinkRequest): in this process only.
+  SPIRV,
+};
+
+/// One command of a device link, for --offload-verbose and
+/// --offload-dry-run.
+struct DeviceLinkCommand {
+  std::string Program;
+  std::vector<std::string> Args;
+};
+
 /// A device link ready to run: LLD's arguments (or another program's, for
-/// targets LLD does not link), or an NVPTX link's request, and its output.
+/// targets LLD does not link), or an NVPTX or SPIR-V link's request, and
+/// its output.
 struct PreparedDeviceLink {
   const DeviceLinkJob *Job;
   /// The program to run; empty for LLD or an NVPTX link, in this process
@@ -77,6 +98,12 @@ struct PreparedDeviceLink {
   llvm::StringRef CachedImage;
 
   bool omitsArchives() const { return Libraries.omitsAny(); }
+  /// How it runs.
+  DeviceLinkRunner runner() const;
+  /// What runs it, for messages ("LLD", "nvlink", "the SPIR-V link (...)").
+  std::string runnerName() const;
+  /// The commands it runs, as --offload-verbose prints them.
+  std::vector<DeviceLinkCommand> commands() const;
   /// True if it links nvcc's relocatable device code (NvccModuleList).
   bool linksNvccModules() const { return !NvccModuleList.empty(); }
   /// Writes the Unwritten inputs.

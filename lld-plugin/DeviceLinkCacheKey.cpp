@@ -247,7 +247,7 @@ Expected<std::string> DeviceLinkCache::key(const PreparedDeviceLink &Link,
   const DeviceLinkJob &Job = *Link.Job;
   K.add("job", Job.name());
   // The program and the tools it runs, by what they say they are.
-  if (!Link.Program.empty())
+  if (Link.runner() == DeviceLinkRunner::Program)
     K.add("program", toolVersion(Link.Program));
   if (Job.TargetTriple.isNVPTX())
     for (StringRef Tool : {"nvlink", "ptxas"}) {

@@ -55,7 +55,7 @@ findDeviceLinkDistributor(const LinkCommandLine &CL,
 }
 
 bool isDistributed(const PreparedDeviceLink &Link) {
-  return !Link.Cached && Link.Program.empty() && !Link.NVPTX && !Link.SPIRV &&
+  return !Link.Cached && Link.runner() == DeviceLinkRunner::LLD &&
          Link.Job->TargetTriple.isAMDGCN();
 }
 

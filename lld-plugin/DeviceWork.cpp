@@ -340,16 +340,8 @@ prepareDeviceLinks(const LinkCommandLine &CL, const DeviceWork &Work,
     if (Opts.Verbose || Opts.DryRun) {
       std::string What = "device link " + Job.name() + " (" +
                          std::to_string(Job.Images.size()) + " images)";
-      // An NVPTX link with LTO is ours: its steps, one line each.
-      if (Link->NVPTX)
-        for (const NVPTXLinkRequest::Step &Step : Link->NVPTX->steps())
-          printCommand(What, Step.Args, Step.Program);
-      else if (Link->SPIRV)
-        printCommand(What, Link->SPIRV->args(), "SPIR-V link");
-      else
-        printCommand(What, Link->Args,
-                     Link->Program.empty() ? StringRef("ld.lld")
-                                           : StringRef(Link->Program));
+      for (const DeviceLinkCommand &Command : Link->commands())
+        printCommand(What, Command.Args, Command.Program);
     }
     Links.push_back(std::move(*Link));
   }

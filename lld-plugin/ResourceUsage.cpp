@@ -20,7 +20,7 @@ readLinkedKernels(ArrayRef<PreparedDeviceLink> Links, StringRef Output,
   for (const PreparedDeviceLink &Link : Links) {
     // SPIR-V holds no resource counts: the runtime's compile for the GPU
     // it finds decides them.
-    if (Link.SPIRV)
+    if (Link.runner() == DeviceLinkRunner::SPIRV)
       continue;
     std::string Container =
         (Output + ": device link " + Link.Job->name()).str();
