@@ -26,6 +26,7 @@ Each round runs the three links in turn, rotating which goes first; the
 medians of --repeat rounds count. Ratios are of times: below 1 is faster.
 
   bench/nvcc_link.py [--build BUILD] [--units 2,50] [--repeat 5]
+                     [--before OLD_BUILD]
                      [--cuda /usr/local/cuda] [--work DIR]
 """
 import argparse
@@ -147,6 +148,10 @@ def main():
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--cuda", default=os.environ.get("CUDA_PATH",
                                                          "/usr/local/cuda"))
+    parser.add_argument("--before", default=None,
+                        help="another build (e.g. of the commit before a "
+                        "change) whose ld.lld-offload is timed in the same "
+                        "rounds, for a before/after")
     parser.add_argument("--work", default=None,
                         help="keep the programs here (default: a temporary "
                         "directory, removed)")
@@ -183,6 +188,13 @@ def main():
                 "-fuse-ld=lld", "--ld-path=" + linker,
                 "-Wl,--offload-cuda-path=" + cuda] + host_libs + [
                 "-o", "prog-ours"]
+            before_cmd = None
+            if args.before:
+                before_cmd = [CLANGXX] + objects + [
+                    "-fuse-ld=lld", "--ld-path=" + os.path.join(
+                        os.path.abspath(args.before), "bin", "ld.lld-offload"),
+                    "-Wl,--offload-cuda-path=" + cuda] + host_libs + [
+                        "-o", "prog-before"]
             nvlink_cmds = [[nvlink, "-m64", "--arch=" + arch,
                             "--register-link-binaries=floor.reg.c",
                             "-L" + os.path.join(target_lib, "stubs"),
@@ -202,7 +214,7 @@ def main():
                       "  timing nvcc's link and the floor only:\n" + why,
                       flush=True)
 
-            t_nvcc, t_ours, t_nvlink, t_host = [], [], [], []
+            t_nvcc, t_ours, t_nvlink, t_host, t_before = [], [], [], [], []
 
             def floor():
                 t_nvlink.append(sum(run(c, work)[0] for c in nvlink_cmds))
@@ -211,6 +223,9 @@ def main():
             links = [lambda: t_nvcc.append(run(nvcc_cmd, work)[0]), floor]
             if ours_ok:
                 links.append(lambda: t_ours.append(run(ours_cmd, work)[0]))
+            if before_cmd:
+                links.append(
+                    lambda: t_before.append(run(before_cmd, work)[0]))
             for r in range(args.repeat):
                 k = r % len(links)
                 for link in links[k:] + links[:k]:
@@ -222,6 +237,12 @@ def main():
                 [a + b for a, b in zip(t_nvlink, t_host)])
             ours_s = statistics.median(t_ours) if ours_ok else None
             rows.append((units, nvcc_s, ours_s, floor_s, nvlink_s, host_s))
+            if t_before:
+                before_s = statistics.median(t_before)
+                print("  %d units: before %.3f s (%.3f of nvcc), ours %s"
+                      % (units, before_s, before_s / nvcc_s,
+                         "-" if ours_s is None else "%.3f s (%.3f of nvcc)"
+                         % (ours_s, ours_s / nvcc_s)), flush=True)
         finally:
             if not args.work:
                 shutil.rmtree(work, ignore_errors=True)
