@@ -38,7 +38,7 @@ if [ "$mode" = build ]; then
   # `ld -r` object linked later.
   $link main.o lib.o -o ../rdc-release -Wl,--gc-sections,--icf=all,-z,now,--strip-all $libs; expect rdc-release OK
   $link main.o lib.o -o cold -Wl,--offload-cache-dir=cache $libs
-  $link main.o lib.o -o ../rdc-cached -Wl,--offload-cache-dir=cache,--offload-verbose $libs 2>&1 | grep -q "local hit"
+  $link main.o lib.o -o ../rdc-cached -Wl,--offload-cache-dir=cache,--offload-verbose $libs 2>&1 | grep "local hit" >/dev/null # all of it: -q would end the link early by SIGPIPE
   cmp ../rdc-all ../rdc-cached;                                                expect rdc-cached OK
   $link -r main.o lib.o -o fat-r.o
   $link fat-r.o -o ../rdc-relocatable $libs;                                   expect rdc-relocatable OK
@@ -69,6 +69,15 @@ if [ "$mode" = build ]; then
   $cc --offload-new-driver -fgpu-rdc -c "$src/mixed-clang.cu"
   $nvcc -c "$src/mixed-nvcc.cu"
   $link mixed-clang.o mixed-nvcc.o -o ../mixed-clang-nvcc $libs;              expect mixed-clang-nvcc OK
+  # Dynamic parallelism (the linker adds libcudadevrt.a), device printf and a
+  # static library member only device code needs; then objects that nvcc
+  # -dlink has device-linked already, which ours links as the host linker.
+  $nvcc -c "$src/nvcc-dynpar.cu" "$src/nvcc-devlib.cu"
+  rm -f libnvdev.a && llvm-ar rcs libnvdev.a nvcc-devlib.o
+  $nvcc nvcc-dynpar.o libnvdev.a -o ../nvcc-dynpar-nvcc;                      expect nvcc-dynpar-nvcc OK
+  $link nvcc-dynpar.o libnvdev.a -o ../nvcc-dynpar-ours $libs;                expect nvcc-dynpar-ours OK
+  $nvcc -dlink nvcc-main.o nvcc-lib.o -o nvcc-dlink.o
+  $link nvcc-main.o nvcc-lib.o nvcc-dlink.o -o ../nvcc-dlinked-ours $libs;    expect nvcc-dlinked-ours OK
 
   # Three ways to sm_90 alone, one fat binary.
   cd ..
@@ -88,8 +97,9 @@ failed=0
 while read -r prog want env; do
   echo "== $prog ${env:-}"
   command -v cuobjdump >/dev/null && cuobjdump -lelf -lptx "./$prog" | sed 's/^/   /'
-  got=$(env ${env:-} "./$prog" 2>&1) || true
-  echo "   $got"
+  all=$(env ${env:-} "./$prog" 2>&1) || true
+  echo "$all" | sed 's/^/   /'
+  got=$(echo "$all" | tail -n 1) # device printf comes before the outcome
   case $got in
   "OK "*) outcome=OK ;;
   "FAIL "*) outcome=$(echo "$got" | sed -n 's/^FAIL [^:]*: \([A-Za-z]*\).*/\1/p') ;;
