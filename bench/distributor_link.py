@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Times a 10-arch HIP shared library's link here against the same link
-with its device links sent to a DTLTO distributor, interleaved, in one run,
+"""Times a 10-arch HIP (or CUDA, --kind cuda) shared library's link here
+against the same link with its device links sent to a DTLTO distributor
+(CUDA: the LTO of each NVPTX device link), interleaved, in one run,
 prints the medians and the ratios dist / local and dist / local-j2, and
 models the link on a farm of N machines:
 
@@ -27,6 +28,12 @@ tests' hip-mini.h. Each unit is compiled once, before timing, for the 10
   clang -x hip -I<hip-mini.h's dir> -nogpulib -nogpuinc -fgpu-rdc
         --offload-new-driver -O2 -cuid=<unit> --offload-arch=... -c
 
+With --kind cuda the units are CUDA (the toolkit's headers), compiled with
+device LTO for 10 sm_ archs (clang -x cuda -fPIC --cuda-path=<cuda> -fgpu-rdc
+-foffload-lto --offload-new-driver -O2), and linked with
+-Wl,--offload-cuda-path=<cuda>: each NVPTX device link sends two jobs, in
+two rounds, its LTO and then its ptxas; its nvlink runs in the link.
+
 Before timing, the script links the library the three ways (each in a
 directory of its own, as lib.so) and checks that they are byte-identical
 (cmp) and that the distributed link sent every device link and fell back on
@@ -48,8 +55,9 @@ inputs and output at --gbits (1 Gbit/s assumed, not measured); jobs go to
 machines longest first, each to the machine with the least work so far
 (LPT). Then
 
-  T(N) = (local's wall time - its device links' time: the rest of the link,
-          medians) + the largest machine's share
+  T(N) = (dist's wall time - the time it waited for the distributor: the
+          rest of the link, ptxas and nvlink for CUDA included, medians)
+         + the largest machine's share
 
 and T(N) / local is printed for N = 1, 2, 5 and 10. A job here runs on this
 machine's 2 cores (the device link's 8 LTO partitions are compiled on
@@ -80,10 +88,33 @@ BOX = os.path.join(REPO, "test", "ld.lld-offload", "Inputs", "distributor",
                    "box.py")
 LLVM_BIN = "/usr/lib/llvm-22/bin"
 CLANG = os.path.join(LLVM_BIN, "clang")
-HIP_FLAGS = ["-x", "hip", "-I" + HIP_MINI_DIR, "-nogpulib", "-nogpuinc",
-             "-fgpu-rdc", "--offload-new-driver", "-O2"]
-ARCHS = ["gfx900", "gfx906", "gfx908", "gfx90a", "gfx942", "gfx1030",
-         "gfx1100", "gfx1101", "gfx1102", "gfx1201"]
+CUDA = os.environ.get("CUDA_PATH", "/usr/local/cuda")
+# What differs between the kinds: how a unit is compiled, for which archs,
+# what it starts with, how a kernel numbers its threads, what the link adds.
+KINDS = {
+    "hip": {
+        "rounds": 1,
+        "flags": ["-x", "hip", "-I" + HIP_MINI_DIR, "-nogpulib", "-nogpuinc",
+                  "-fgpu-rdc", "--offload-new-driver", "-O2"],
+        "archs": ["gfx900", "gfx906", "gfx908", "gfx90a", "gfx942",
+                  "gfx1030", "gfx1100", "gfx1101", "gfx1102", "gfx1201"],
+        "header": '#include "hip-mini.h"\n',
+        "id": "__builtin_amdgcn_workitem_id_x() +\n"
+              "           __builtin_amdgcn_workgroup_id_x() * 64",
+        "link": [],
+    },
+    "cuda": {
+        "rounds": 2,
+        "flags": ["-x", "cuda", "-fPIC", "--cuda-path=" + CUDA,
+                  "-Wno-unknown-cuda-version", "-fgpu-rdc", "-foffload-lto",
+                  "--offload-new-driver", "-O2"],
+        "archs": ["sm_75", "sm_80", "sm_86", "sm_87", "sm_89", "sm_90",
+                  "sm_100", "sm_103", "sm_120", "sm_121"],
+        "header": "",
+        "id": "threadIdx.x + blockIdx.x * 64",
+        "link": ["-Wl,--offload-cuda-path=" + CUDA],
+    },
+}
 CHAIN = 10
 KEYS = ["local", "local-j2", "dist"]
 # Settings that would change what the links do (a cache would skip them).
@@ -100,22 +131,21 @@ FUNC = """\
 """
 KERNEL = """\
 __global__ void u%(u)d_k%(j)d(float *out, const float *in, int n) {
-  int id = __builtin_amdgcn_workitem_id_x() +
-           __builtin_amdgcn_workgroup_id_x() * 64;
+  int id = %(id)s;
   float s = in[id] * %(c)d.0f + %(j)d.5f;
   out[id] = u%(next)d_f%(f)d(s, n) - s * 0.25f;
 }
 """
 
 
-def write_unit(path, unit, units, funcs):
+def write_unit(path, unit, units, funcs, kind):
     """Unit `unit`: `funcs` device functions in chains of CHAIN, a kernel
     per chain calling the last function of a chain of the next unit, and
     launch_u<unit>(), which launches the kernels."""
     nxt = (unit + 1) % units
     chains = funcs // CHAIN
     with open(path, "w") as f:
-        f.write('#include "hip-mini.h"\n')
+        f.write(kind["header"])
         if nxt != unit:
             for j in range(chains):
                 f.write("__device__ float u%d_f%d(float, int);\n"
@@ -128,7 +158,8 @@ def write_unit(path, unit, units, funcs):
                 "u": unit, "i": i, "c": (unit + i) % 7 + 2, "call": call})
         for j in range(chains):
             f.write(KERNEL % {"u": unit, "j": j, "c": (unit * 3 + j) % 5 + 1,
-                              "next": nxt, "f": j * CHAIN + CHAIN - 1})
+                              "next": nxt, "f": j * CHAIN + CHAIN - 1,
+                              "id": kind["id"]})
         f.write('extern "C" void launch_u%d(float *out, const float *in, '
                 'int n) {\n' % unit)
         for j in range(chains):
@@ -137,14 +168,14 @@ def write_unit(path, unit, units, funcs):
         f.write("}\n")
 
 
-def make_library(work, units, funcs, archs):
+def make_library(work, units, funcs, archs, kind):
     """Writes and compiles the units (in parallel); returns the objects'
     absolute paths."""
     names = ["unit%d" % u for u in range(units)]
     for u, name in enumerate(names):
-        write_unit(os.path.join(work, name + ".hip"), u, units, funcs)
-    jobs = [[CLANG] + HIP_FLAGS + ["--offload-arch=" + a for a in archs] +
-            ["-cuid=" + name, "-c", name + ".hip", "-o", name + ".o"]
+        write_unit(os.path.join(work, name + ".cu"), u, units, funcs, kind)
+    jobs = [[CLANG] + kind["flags"] + ["--offload-arch=" + a for a in archs] +
+            ["-cuid=" + name, "-c", name + ".cu", "-o", name + ".o"]
             for name in names]
     with concurrent.futures.ThreadPoolExecutor(os.cpu_count() or 2) as pool:
         list(pool.map(lambda c: subprocess.check_call(c, cwd=work), jobs))
@@ -186,6 +217,16 @@ def device_link_ms(stderr):
     return times[0]
 
 
+def waited_s(stderr):
+    """How long a distributed link waited for its distributor, every round
+    (--offload-verbose)."""
+    waits = re.findall(r"to distributor .*; waited ([0-9.]+) s$", stderr,
+                       re.M)
+    if not waits:
+        sys.exit("no 'waited X s' in --offload-verbose's output")
+    return sum(float(w) for w in waits)
+
+
 def log_lines(path):
     if not os.path.exists(path):
         return 0
@@ -203,11 +244,11 @@ def clang_start():
     return statistics.median(times)
 
 
-def time_jobs(temps):
-    """Runs each job of temps/device-links.dist-file.json alone, in temps,
-    one after the other; returns [(name, seconds, bytes in, bytes out)].
-    Each job's output must be the image the distributed link got."""
-    with open(os.path.join(temps, "device-links.dist-file.json")) as f:
+def time_jobs(temps, json_name):
+    """Runs each job of temps/<json_name> alone, in temps, one after the
+    other; returns [(name, seconds, bytes in, bytes out)]. Each job's output
+    must be the file the distributed link got."""
+    with open(os.path.join(temps, json_name)) as f:
         data = json.load(f)
     common, rows = data["common"], []
     for job in data["jobs"]:
@@ -249,7 +290,9 @@ def main():
     parser.add_argument("--funcs", type=int, default=200,
                         help="device functions a unit (a multiple of %d)"
                         % CHAIN)
-    parser.add_argument("--archs", default=",".join(ARCHS))
+    parser.add_argument("--kind", choices=sorted(KINDS), default="hip")
+    parser.add_argument("--archs", default=None,
+                        help="default: 10 archs of the kind")
     parser.add_argument("--gbits", type=float, default=1.0,
                         help="the farm's network, Gbit/s (assumed)")
     args = parser.parse_args()
@@ -259,7 +302,8 @@ def main():
             sys.exit("distributor_link.py: %s is missing" % tool)
     if args.units < 2 or args.funcs < CHAIN:
         sys.exit("--units: at least 2; --funcs: at least %d" % CHAIN)
-    archs = args.archs.split(",")
+    kind = KINDS[args.kind]
+    archs = args.archs.split(",") if args.archs else kind["archs"]
 
     if args.work:
         work = os.path.abspath(args.work)
@@ -274,21 +318,20 @@ def main():
                   args.units, functions, functions // CHAIN, len(archs),
                   " ".join(archs)), flush=True)
         start = time.perf_counter()
-        objs = make_library(work, args.units, args.funcs, archs)
+        objs = make_library(work, args.units, args.funcs, archs, kind)
         print("  compiled in %.1f s; objects %.1f MB" % (
             time.perf_counter() - start,
             sum(os.path.getsize(o) for o in objs) / 1e6), flush=True)
 
-        base = [CLANG, "-shared"] + objs + ["-fuse-ld=lld",
-                                            "--ld-path=" + linker,
-                                            "-o", "lib.so"]
+        base = [CLANG, "-shared"] + objs + kind["link"] + [
+            "-fuse-ld=lld", "--ld-path=" + linker, "-o", "lib.so"]
         jobs_log = os.path.join(work, "dist-jobs.log")
         dist_flags = ["-Wl,--offload-distributor=" + BOX,
                       "-Wl,--offload-distributor-arg=--log=" + jobs_log]
         cmds = {
             "local": base + ["-Wl,--offload-verbose"],
             "local-j2": base + ["-Wl,--offload-jobs=2"],
-            "dist": base + dist_flags,
+            "dist": base + dist_flags + ["-Wl,--offload-verbose"],
         }
         dirs = {}
         for key in KEYS:
@@ -299,17 +342,16 @@ def main():
         print("checking ...", flush=True)
         first = {}
         for key in KEYS:
-            cmd = cmds[key] + (["-Wl,--offload-verbose"]
-                               if key == "dist" else [])
-            first[key] = link(cmd, dirs[key])
+            first[key] = link(cmds[key], dirs[key])
         sent = re.search(r"sent (\d+) device link\(s\) to distributor",
                          first["dist"][1])
         if not sent or int(sent.group(1)) != len(archs):
             sys.exit("the distributed link did not send its %d device links:"
                      "\n%s" % (len(archs), first["dist"][1][-2000:]))
-        if log_lines(jobs_log) != len(archs):
+        per_link = len(archs) * kind["rounds"]
+        if log_lines(jobs_log) != per_link:
             sys.exit("the distributor logged %d jobs, expected %d"
-                     % (log_lines(jobs_log), len(archs)))
+                     % (log_lines(jobs_log), per_link))
         libs = {key: os.path.join(dirs[key], "lib.so") for key in KEYS}
         for key in ("local-j2", "dist"):
             if not filecmp.cmp(libs["local"], libs[key], shallow=False):
@@ -334,14 +376,13 @@ def main():
                 elapsed, stderr = link(cmds[key], dirs[key])
                 times[key].append(elapsed)
                 if key == "local":
-                    ms = device_link_ms(stderr)
-                    device.append(ms / 1000.0)
-                    rest.append(elapsed - ms / 1000.0)
+                    device.append(device_link_ms(stderr) / 1000.0)
                     passes = pass_times(stderr)
-                if key == "dist" and log_lines(jobs_log) != before + len(
-                        archs):
+                if key == "dist":
+                    rest.append(elapsed - waited_s(stderr))
+                if key == "dist" and log_lines(jobs_log) != before + per_link:
                     sys.exit("the distributor did not run %d jobs in round "
-                             "%d" % (len(archs), r + 1))
+                             "%d" % (per_link, r + 1))
             print("  round %d: %s" % (r + 1, ", ".join(
                 "%s %.2f s" % (key, times[key][-1]) for key in KEYS)),
                 flush=True)
@@ -357,10 +398,16 @@ def main():
         if not filecmp.cmp(libs["local"], os.path.join(save, "lib.so"),
                            shallow=False):
             sys.exit("lib.so of the --offload-save-temps link differs")
-        jobs = time_jobs(os.path.join(save, "lib.so.offload-temps"))
+        temps = os.path.join(save, "lib.so.offload-temps")
+        rounds = [time_jobs(temps, "device-links.dist-file.json")]
+        for r in range(2, kind["rounds"] + 1):
+            rounds.append(time_jobs(temps, "device-links.%d.dist-file.json"
+                                    % r))
+        jobs = [j for round_jobs in rounds for j in round_jobs]
         start_s = clang_start()
         bytes_per_s = args.gbits * 1e9 / 8
-        costs = [t + start_s + (i + o) / bytes_per_s for _, t, i, o in jobs]
+        costs = [[t + start_s + (i + o) / bytes_per_s for _, t, i, o in rj]
+                 for rj in rounds]
     finally:
         if not args.work:
             shutil.rmtree(work, ignore_errors=True)
@@ -373,8 +420,9 @@ def main():
         med["local"], med["local-j2"], med["dist"],
         med["dist"] / med["local"], med["dist"] / med["local-j2"],
         med["local-j2"] / med["local"]))
-    print("local: device links %.2f s (--offload-verbose), the rest %.3f s; "
-          "its last run's passes:" % (device_s, rest_s))
+    print("local: device links %.2f s (--offload-verbose); dist: the rest "
+          "(not waiting) %.3f s; local's last run's passes:"
+          % (device_s, rest_s))
     for name, ms in passes:
         print("  %-45s %10.1f ms" % (name, ms))
 
@@ -389,12 +437,13 @@ def main():
     print("a job's start (clang --version, median of 11): %.1f ms"
           % (start_s * 1000))
 
-    print("\nthe model: T(N) = rest of the local link %.3f s + the largest "
-          "machine's share (its jobs' times + a start each + its bytes at "
-          "%g Gbit/s, assumed; LPT)" % (rest_s, args.gbits))
+    print("\nthe model: T(N) = rest of the distributed link %.3f s + the "
+          "largest machine's share (its jobs' times + a start each + its "
+          "bytes at %g Gbit/s, assumed; LPT), summed over the %d round(s)"
+          % (rest_s, args.gbits, len(costs)))
     print("%8s %10s %10s %12s" % ("machines", "share", "T(N)", "T(N)/local"))
     for n in (1, 2, 5, 10):
-        share = makespan(costs, n)
+        share = sum(makespan(c, n) for c in costs)
         t = rest_s + share
         print("%8d %10.2f %10.2f %12.3f" % (n, share, t, t / med["local"]))
 

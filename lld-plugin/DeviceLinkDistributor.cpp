@@ -5,7 +5,9 @@
 #include "lld-plugin/HostLink.h"
 
 #include "format/BundleEntryID.h"
+#include "format/CubinResources.h"
 
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/Object/ELFObjectFile.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/JSON.h"
@@ -54,9 +56,39 @@ findDeviceLinkDistributor(const LinkCommandLine &CL,
   return D;
 }
 
+using Stage = NVPTXLinkRequest::Stage;
+
+/// How far the next job of an NVPTX link with LTO takes it: its LTO (to
+/// the PTX), then ptxas (to the relocatable cubin); none for other links,
+/// and for those whose inputs are not all bitcode and cubins (nvcc's
+/// objects and fat binaries stay here: clang's NVPTX link reads no symbols
+/// of theirs, ours does).
+static std::optional<Stage> nvptxJob(const PreparedDeviceLink &Link) {
+  if (Link.runner() != DeviceLinkRunner::NVPTX ||
+      Link.NVPTX->Given == Stage::Cubin ||
+      !llvm::all_of(Link.NVPTX->Inputs, [](StringRef Input) {
+        return Input.ends_with(".bc") || Input.ends_with(".cubin");
+      }))
+    return std::nullopt;
+  return Link.NVPTX->Given == Stage::None ? Stage::PTX : Stage::Cubin;
+}
+
 bool isDistributed(const PreparedDeviceLink &Link) {
-  return !Link.Cached && Link.runner() == DeviceLinkRunner::LLD &&
-         Link.Job->TargetTriple.isAMDGCN();
+  if (Link.Cached || Link.Distributed)
+    return false;
+  return (Link.runner() == DeviceLinkRunner::LLD &&
+          Link.Job->TargetTriple.isAMDGCN()) ||
+         nvptxJob(Link);
+}
+
+/// The file a job of \p Link writes: the image, or for an NVPTX link the
+/// PTX or the relocatable cubin.
+static std::string jobOutput(const PreparedDeviceLink &Link) {
+  std::optional<Stage> To = nvptxJob(Link);
+  if (!To)
+    return Link.Output;
+  return *To == Stage::PTX ? Link.NVPTX->ptxFile()
+                           : Link.NVPTX->ltoCubinFile();
 }
 
 /// \p Path as the jobs name it: relative to the work directory \p Dir when
@@ -70,11 +102,61 @@ static std::string jobPath(StringRef Path, const WorkDir &Dir) {
   return Absolute.str().str();
 }
 
-/// The job of \p Link: its LLD arguments given to the remote compiler's
-/// linker one by one (-Xlinker: no comma splitting, no input read as a
-/// source), its inputs (the images, and the files LLD would read), its
-/// output.
+/// A job's JSON: its arguments, the files it reads and the one it writes.
+static json::Object job(json::Array Args, json::Array Inputs,
+                        const std::string &Output) {
+  Args.push_back("-o");
+  Args.push_back(Output);
+  return json::Object{{"args", std::move(Args)},
+                      {"inputs", std::move(Inputs)},
+                      {"outputs", json::Array{Output}}};
+}
+
+/// The job of an NVPTX link with LTO: clang's NVPTX link
+/// (clang-nvlink-wrapper) stopped after LTO, which writes the PTX ours
+/// writes from the same inputs in the same order. No CUDA toolkit is needed
+/// there: --cuda-feature= (none) leaves the PTX version to the arch, as
+/// ours does, where clang would pick one for the toolkit it finds.
+static json::Object nvptxLTOJob(const PreparedDeviceLink &Link,
+                                const WorkDir &Dir) {
+  json::Array Args{"--target=" + Link.Job->TargetTriple.str(),
+                   "-march=" + Link.Job->Arch, "--cuda-feature=", "-Xlinker",
+                   "--lto-emit-asm"};
+  json::Array Inputs;
+  std::vector<std::string> Files = Link.NVPTX->Inputs;
+  llvm::append_range(Files, Link.NVPTX->Libraries);
+  for (const std::string &File : Files) {
+    std::string Spelled = jobPath(File, Dir);
+    Args.push_back("-Xlinker");
+    Args.push_back(Spelled);
+    Inputs.push_back(Spelled);
+  }
+  return job(std::move(Args), std::move(Inputs),
+             jobPath(jobOutput(Link), Dir));
+}
+
+/// The job of an NVPTX link whose PTX came back: ptxas run by clang's
+/// driver (-c of PTX assembles it), with the options ptxasArgs() gives it
+/// here, which make the same cubin. Where it runs, clang finds a CUDA
+/// toolkit of its own: the same release as --offload-cuda-path's.
+static json::Object nvptxPTXASJob(const PreparedDeviceLink &Link,
+                                  const WorkDir &Dir) {
+  std::string PTX = jobPath(Link.NVPTX->ptxFile(), Dir);
+  json::Array Args{"--target=" + Link.Job->TargetTriple.str(),
+                   "-march=" + Link.Job->Arch, "-O3", "-c", PTX};
+  return job(std::move(Args), json::Array{PTX},
+             jobPath(jobOutput(Link), Dir));
+}
+
+/// The job of \p Link: an AMDGPU link's LLD arguments given to the remote
+/// compiler's linker one by one (-Xlinker: no comma splitting, no input
+/// read as a source), its inputs (the images, and the files LLD would
+/// read), its output; an NVPTX link's next step (nvptxLTOJob(),
+/// nvptxPTXASJob()).
 static json::Object jobOf(const PreparedDeviceLink &Link, const WorkDir &Dir) {
+  if (std::optional<Stage> To = nvptxJob(Link))
+    return *To == Stage::PTX ? nvptxLTOJob(Link, Dir)
+                             : nvptxPTXASJob(Link, Dir);
   json::Array Args, Inputs;
   Args.push_back("--target=" + Link.Job->TargetTriple.str());
   for (const DeviceLinkArg &A : Link.Planned) {
@@ -89,16 +171,12 @@ static json::Object jobOf(const PreparedDeviceLink &Link, const WorkDir &Dir) {
         Inputs.push_back(Spelled);
     }
   }
-  std::string Output = jobPath(Link.Output, Dir);
-  Args.push_back("-o");
-  Args.push_back(Output);
-  return json::Object{{"args", std::move(Args)},
-                      {"inputs", std::move(Inputs)},
-                      {"outputs", json::Array{Output}}};
+  return job(std::move(Args), std::move(Inputs), jobPath(Link.Output, Dir));
 }
 
-std::string distributorJSON(const DeviceLinkDistributor &D,
-                            ArrayRef<PreparedDeviceLink> Links,
+/// The JSON of the jobs of \p Sent.
+static std::string jobsJSON(const DeviceLinkDistributor &D,
+                            ArrayRef<const PreparedDeviceLink *> Sent,
                             const WorkDir &Dir) {
   json::Array Common{D.RemoteCompiler};
   for (const std::string &A : D.PrependArgs)
@@ -106,9 +184,8 @@ std::string distributorJSON(const DeviceLinkDistributor &D,
   for (const std::string &A : D.CompilerArgs)
     Common.push_back(A);
   json::Array Jobs;
-  for (const PreparedDeviceLink &Link : Links)
-    if (isDistributed(Link))
-      Jobs.push_back(jobOf(Link, Dir));
+  for (const PreparedDeviceLink *Link : Sent)
+    Jobs.push_back(jobOf(*Link, Dir));
   // In LLD's order of keys, on one line as LLD writes it.
   std::string Text;
   raw_string_ostream OS(Text);
@@ -124,13 +201,49 @@ std::string distributorJSON(const DeviceLinkDistributor &D,
   return Text;
 }
 
+std::string distributorJSON(const DeviceLinkDistributor &D,
+                            ArrayRef<PreparedDeviceLink> Links,
+                            const WorkDir &Dir) {
+  std::vector<const PreparedDeviceLink *> Sent;
+  for (const PreparedDeviceLink &Link : Links)
+    if (isDistributed(Link))
+      Sent.push_back(&Link);
+  return jobsJSON(D, Sent, Dir);
+}
+
+/// Why the PTX of \p Link's job is not what LTO here would have written:
+/// missing, cut short, or for another arch or address size.
+static std::optional<std::string> checkPTX(const PreparedDeviceLink &Link,
+                                           StringRef PTX) {
+  // LLVM's PTX header (".target sm_90" or ".target sm_90, debug"), then
+  // the module; its last line closes a function or declares a global.
+  StringRef Directive = "\n.target ";
+  size_t Target = PTX.find(Directive);
+  StringRef Arch = Target == StringRef::npos
+                       ? ""
+                       : PTX.drop_front(Target + Directive.size())
+                             .take_until([](char C) {
+                               return C == '\n' || C == ',';
+                             });
+  if (Arch != Link.Job->Arch || !PTX.contains("\n.address_size 64\n"))
+    return "its output is not PTX for " + Link.Job->Arch;
+  StringRef Last = PTX.rtrim().rsplit('\n').second.trim();
+  if (!PTX.ends_with("\n") || !(Last == "}" || Last.ends_with(";")))
+    return std::string("its output is cut short");
+  return std::nullopt;
+}
+
 /// Why \p Link's output is not an image the local link would have made:
-/// missing, empty, not an AMDGPU shared object, or for another processor.
+/// missing, empty, not an AMDGPU shared object (an NVPTX relocatable
+/// cubin), or for another processor; for an NVPTX link's LTO, checkPTX().
 static std::optional<std::string> checkOutput(const PreparedDeviceLink &Link) {
   ErrorOr<std::unique_ptr<MemoryBuffer>> Buffer = MemoryBuffer::getFile(
-      Link.Output, /*IsText=*/false, /*RequiresNullTerminator=*/false);
+      jobOutput(Link), /*IsText=*/false, /*RequiresNullTerminator=*/false);
   if (!Buffer)
     return "its output is missing";
+  std::optional<Stage> To = nvptxJob(Link);
+  if (To == Stage::PTX)
+    return checkPTX(Link, (*Buffer)->getBuffer());
   Expected<std::unique_ptr<object::ObjectFile>> Obj =
       object::ObjectFile::createObjectFile((*Buffer)->getMemBufferRef());
   if (!Obj) {
@@ -138,11 +251,24 @@ static std::optional<std::string> checkOutput(const PreparedDeviceLink &Link) {
     return "its output is not an object file";
   }
   auto *ELF = dyn_cast<object::ELFObjectFileBase>(Obj->get());
+  std::optional<StringRef> CPU = ELF ? ELF->tryGetCPUName() : std::nullopt;
+  if (To == Stage::Cubin) {
+    if (!ELF || ELF->getEMachine() != ELF::EM_CUDA ||
+        ELF->getEType() != ELF::ET_REL)
+      return std::string("its output is not a relocatable cubin");
+    // Ours, not tryGetCPUName(): LLVM 22 reads CUDA 13's sm_90 as sm_90a.
+    Expected<std::string> Arch = readCubinArch((*Buffer)->getMemBufferRef());
+    if (!Arch)
+      return "its output is not a cubin we can read: " +
+             toString(Arch.takeError());
+    if (*Arch != Link.Job->Arch)
+      return "its output is a cubin for " + *Arch + ", not " + Link.Job->Arch;
+    return std::nullopt;
+  }
   if (!ELF || ELF->getEMachine() != ELF::EM_AMDGPU ||
       ELF->getEType() != ELF::ET_DYN)
     return "its output is not an AMDGPU code object";
   Expected<TargetID> ID = TargetID::parse(Link.Job->Arch);
-  std::optional<StringRef> CPU = ELF->tryGetCPUName();
   if (!ID || !CPU || *CPU != ID->Processor) {
     consumeError(ID.takeError());
     return "its output is a code object for another processor";
@@ -238,22 +364,26 @@ static std::string lastLines(StringRef Log, size_t Count) {
   return Said;
 }
 
-void distributeDeviceLinks(const DeviceLinkDistributor &D,
-                           MutableArrayRef<PreparedDeviceLink> Links,
-                           const WorkDir &Dir, bool Verbose) {
-  std::vector<PreparedDeviceLink *> Sent;
-  for (PreparedDeviceLink &Link : Links)
-    if (isDistributed(Link))
-      Sent.push_back(&Link);
-  if (Sent.empty())
-    return;
-  TimeTraceScope Scope("Offload: distributor", sys::path::filename(D.Program));
+/// Sends the jobs of \p Sent, as the file \p JSONName of \p Dir, and waits;
+/// marks how far each got, warns of a fault. Returns the links whose jobs
+/// failed: those run here.
+static std::vector<PreparedDeviceLink *>
+sendRound(const DeviceLinkDistributor &D, ArrayRef<PreparedDeviceLink *> Sent,
+          StringRef JSONName, const WorkDir &Dir, bool Verbose) {
+  std::vector<std::string> Names;
+  for (const PreparedDeviceLink *Link : Sent) {
+    std::optional<Stage> To = nvptxJob(*Link);
+    Names.push_back(Link->Job->name() + (!To               ? ""
+                                         : *To == Stage::PTX ? " (LTO)"
+                                                             : " (ptxas)"));
+  }
   auto Start = std::chrono::steady_clock::now();
-  const char *JSONName = "device-links.dist-file.json";
   std::string Log = Dir.path("distributor.log");
   std::optional<std::string> Fault;
-  Expected<std::string> Written =
-      Dir.write(JSONName, distributorJSON(D, Links, Dir));
+  Expected<std::string> Written = Dir.write(
+      JSONName, jobsJSON(D, std::vector<const PreparedDeviceLink *>(
+                                Sent.begin(), Sent.end()),
+                         Dir));
   if (!Written) {
     Fault = "cannot be given its jobs: " + toString(Written.takeError());
   } else {
@@ -264,7 +394,7 @@ void distributeDeviceLinks(const DeviceLinkDistributor &D,
       sys::fs::make_absolute(Program);
     std::vector<std::string> Argv = {Program.str().str()};
     llvm::append_range(Argv, D.Args);
-    Argv.push_back(JSONName);
+    Argv.push_back(JSONName.str());
     DistributorProcess P(Argv, Dir.dir(), Log);
     Fault = P.Pid < 0 ? std::optional<std::string>(P.Error)
                       : P.wait(D.TimeoutSeconds);
@@ -274,26 +404,30 @@ void distributeDeviceLinks(const DeviceLinkDistributor &D,
           .count();
   // What came back, and is right, is done; the rest runs here: all of it
   // after a distributor that failed, whose outputs may be half written.
+  std::vector<PreparedDeviceLink *> Failed;
   std::vector<std::string> Missed;
   for (PreparedDeviceLink *Link : Sent) {
     std::optional<std::string> Wrong = checkOutput(*Link);
     if (!Fault && !Wrong) {
-      Link->Distributed = true;
+      // An NVPTX link goes on from where the job took it.
+      if (std::optional<Stage> To = nvptxJob(*Link))
+        Link->NVPTX->Given = *To;
+      else
+        Link->Distributed = true;
       continue;
     }
     Missed.push_back(Link->Job->name() +
                      (Wrong && !Fault ? " (" + *Wrong + ")" : ""));
-    sys::fs::remove(Link->Output);
+    sys::fs::remove(jobOutput(*Link));
+    Failed.push_back(Link);
   }
-  if (Verbose) {
+  if (Verbose)
     errs() << ToolName << ": sent " << Sent.size()
-           << " device link(s) to distributor " << D.Program << ":";
-    for (PreparedDeviceLink *Link : Sent)
-      errs() << " " << Link->Job->name();
-    errs() << "; waited " << format("%.2f", Waited) << " s\n";
-  }
+           << " device link(s) to distributor " << D.Program << ": "
+           << join(Names, " ") << "; waited " << format("%.2f", Waited)
+           << " s\n";
   if (!Fault && Missed.empty())
-    return;
+    return Failed;
   raw_ostream &OS = WithColor::warning(errs(), ToolName);
   OS << "distributor " << D.Program << " "
      << (Fault ? *Fault : "did not do every job");
@@ -303,6 +437,29 @@ void distributeDeviceLinks(const DeviceLinkDistributor &D,
   if (!Said.empty())
     OS << "; it said:" << Said;
   OS << "\n";
+  return Failed;
+}
+
+void distributeDeviceLinks(const DeviceLinkDistributor &D,
+                           MutableArrayRef<PreparedDeviceLink> Links,
+                           const WorkDir &Dir, bool Verbose) {
+  TimeTraceScope Scope("Offload: distributor", sys::path::filename(D.Program));
+  // Rounds while jobs are left: an NVPTX link's ptxas goes out once its
+  // LTO has come back. A link whose job failed is not sent again.
+  SmallPtrSet<const PreparedDeviceLink *, 8> Failed;
+  for (unsigned Round = 1;; ++Round) {
+    std::vector<PreparedDeviceLink *> Sent;
+    for (PreparedDeviceLink &Link : Links)
+      if (isDistributed(Link) && !Failed.contains(&Link))
+        Sent.push_back(&Link);
+    if (Sent.empty())
+      return;
+    std::string JSONName =
+        Round == 1 ? "device-links.dist-file.json"
+                   : "device-links." + std::to_string(Round) + ".dist-file.json";
+    for (PreparedDeviceLink *Link : sendRound(D, Sent, JSONName, Dir, Verbose))
+      Failed.insert(Link);
+  }
 }
 
 } // namespace offload

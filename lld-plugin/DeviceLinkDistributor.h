@@ -8,15 +8,18 @@
 // "inputs", "outputs"}]}, runs common.args + job.args of each job wherever
 // it likes, and leaves the outputs in place.
 //
-// A job is one whole device link, for one arch: the remote compiler (clang)
-// runs the link LLD runs here, each of its arguments given with -Xlinker,
-// so the image is the bytes of the local link. Only AMDGPU links go out
-// (LTO; what takes time): a CPU link is a few milliseconds of LLD next to
-// a process start on a farm, and needs the host's libraries; an NVPTX link
-// needs the CUDA toolkit where it runs. Paths in the jobs are relative to
-// the work directory, where the distributor is started; files outside it
-// (device libraries) are named by absolute paths, for the distributor to
-// bring along.
+// A job is one whole AMDGPU device link, for one arch: the remote compiler
+// (clang) runs the link LLD runs here, each of its arguments given with
+// -Xlinker, so the image is the bytes of the local link. An NVPTX link with
+// LTO sends its LTO, clang's NVPTX link stopped at the PTX (--lto-emit-asm),
+// then in a second round its ptxas, clang's driver assembling that PTX: the
+// PTX and the cubin are ours byte for byte. nvlink runs here: it notes its
+// -L directories in the cubin, and clang's link gives it the remote
+// machine's. A CPU link stays here: a few milliseconds of LLD next to a
+// process start on a farm, and it needs the host's libraries. Paths in the
+// jobs are relative to the work directory, where the distributor is
+// started; files outside it (device libraries) are named by absolute paths,
+// for the distributor to bring along.
 //
 // Whatever goes wrong out there (no distributor, an exit status, a hang
 // past the timeout, an output missing or of the wrong kind) leaves those
@@ -57,19 +60,22 @@ std::optional<DeviceLinkDistributor>
 findDeviceLinkDistributor(const LinkCommandLine &CL,
                           llvm::StringRef DefaultCompiler);
 
-/// Whether \p Link would be sent: an AMDGPU link that the cache did not
-/// have.
+/// Whether \p Link would be sent: an AMDGPU link, or an NVPTX link with
+/// LTO, that the cache did not have.
 bool isDistributed(const PreparedDeviceLink &Link);
 
-/// The JSON of the jobs for the links of \p Links that are sent, with paths
-/// relative to \p Dir.
+/// The JSON of the first round's jobs for the links of \p Links that are
+/// sent, with paths relative to \p Dir (an NVPTX link's ptxas job follows
+/// in a second round, once its LTO has come back).
 std::string distributorJSON(const DeviceLinkDistributor &D,
                             llvm::ArrayRef<PreparedDeviceLink> Links,
                             const WorkDir &Dir);
 
 /// Sends the links of \p Links that are sent to the distributor, waits for
 /// it (at most its timeout) and marks those whose outputs are there and of
-/// the right kind as done (PreparedDeviceLink::Distributed). A fault is one
+/// the right kind as done (PreparedDeviceLink::Distributed; an NVPTX link
+/// as taken so far, NVPTXLinkRequest::Given: its LTO, then in a second
+/// round its ptxas). A fault is one
 /// warning; the others are left to run here.
 void distributeDeviceLinks(const DeviceLinkDistributor &D,
                            llvm::MutableArrayRef<PreparedDeviceLink> Links,

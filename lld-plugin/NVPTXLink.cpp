@@ -59,11 +59,16 @@ public:
         Undefined.erase(Sym.getName());
       }
       // What other cubins (nvlink) and the runtime may refer to stays:
-      // kernels, device globals, everything not hidden.
+      // kernels, device globals, everything not hidden, and what a cubin
+      // names. As clang-nvlink-wrapper resolves them: a distributed link
+      // runs it (DeviceLinkDistributor.h) and must write the same PTX.
+      bool Exported = Sym.getVisibility() != GlobalValue::HiddenVisibility &&
+                      !Sym.canBeOmittedFromSymbolTable();
       R.VisibleToRegularObj =
-          R.Prevailing &&
-          Sym.getVisibility() != GlobalValue::HiddenVisibility &&
-          !Sym.canBeOmittedFromSymbolTable();
+          InCubins.contains(Sym.getName()) || (R.Prevailing && Exported);
+      R.ExportDynamic = Exported;
+      // NVPTX has no symbol preemption.
+      R.FinalDefinitionInLinkageUnit = true;
       Resolutions.push_back(R);
     }
     ++Added;
@@ -88,6 +93,7 @@ public:
       }
       if (!(*Flags & object::SymbolRef::SF_Global) || Name->empty())
         continue;
+      InCubins.insert(*Name);
       if (*Flags & object::SymbolRef::SF_Undefined) {
         if (!Defined.contains(*Name))
           Undefined.insert(*Name);
@@ -117,6 +123,8 @@ public:
 private:
   lto::LTO &L;
   StringSet<> Defined, Undefined;
+  /// Every global a cubin defines or needs.
+  StringSet<> InCubins;
   size_t Added = 0;
 };
 } // namespace
@@ -263,15 +271,21 @@ Error linkNVPTX(const NVPTXLinkRequest &R) {
   }
 
   // The bitcode, and the library code the link needs, becomes one
-  // relocatable cubin, as `ptxas -c` makes them for relocatable device code.
+  // relocatable cubin, as `ptxas -c` makes them for relocatable device code:
+  // LTO to PTX and ptxas here, or as far as a distributor's machines took
+  // it (Given).
+  using Stage = NVPTXLinkRequest::Stage;
   Expected<std::optional<std::string>> PTX =
-      compileToPTX(Bitcode, CubinBuffers, R, Buffers);
+      R.Given != Stage::None
+          ? Expected<std::optional<std::string>>(R.ptxFile())
+          : compileToPTX(Bitcode, CubinBuffers, R, Buffers);
   if (!PTX)
     return PTX.takeError();
   if (*PTX) {
     std::string Cubin = R.ltoCubinFile();
-    if (Error E = runTool(R, "ptxas", R.ptxasArgs(), Cubin))
-      return E;
+    if (R.Given != Stage::Cubin)
+      if (Error E = runTool(R, "ptxas", R.ptxasArgs(), Cubin))
+        return E;
     Cubins.insert(Cubins.begin(), Cubin);
   }
   return runTool(R, "nvlink", R.nvlinkArgs(Cubins), R.Output);

@@ -17,7 +17,7 @@ namespace offload {
 /// not one (a path mixed up, another version's) is said to be so, rather
 /// than read as a request with fields missing.
 static constexpr StringLiteral RequestKind = "lld-offload NVPTX link request";
-static constexpr uint64_t RequestVersion = 1;
+static constexpr uint64_t RequestVersion = 2;
 
 std::string NVPTXLinkRequest::toolPath(StringRef Tool) const {
   SmallString<128> Path(CudaPath);
@@ -47,9 +47,13 @@ std::vector<NVPTXLinkRequest::Step> NVPTXLinkRequest::steps() const {
     (StringRef(Input).ends_with(".bc") ? LTO.Args : Cubins).push_back(Input);
   for (const std::string &Lib : Libraries)
     LTO.Args.push_back("--lib=" + Lib);
-  return {std::move(LTO),
-          {toolPath("ptxas"), ptxasArgs()},
-          {toolPath("nvlink"), nvlinkArgs(Cubins)}};
+  std::vector<Step> Steps;
+  if (Given == Stage::None)
+    Steps.push_back(std::move(LTO));
+  if (Given != Stage::Cubin)
+    Steps.push_back({toolPath("ptxas"), ptxasArgs()});
+  Steps.push_back({toolPath("nvlink"), nvlinkArgs(Cubins)});
+  return Steps;
 }
 
 static void addStrings(msgpack::Document &Doc, msgpack::MapDocNode &Map,
@@ -71,6 +75,7 @@ Error writeNVPTXLinkRequest(const NVPTXLinkRequest &R, StringRef Path) {
   addStrings(Doc, Map, "inputs", R.Inputs);
   addStrings(Doc, Map, "libraries", R.Libraries);
   addStrings(Doc, Map, "nvlink-args", R.NVLinkArgs);
+  Map["given"] = Doc.getNode(static_cast<uint64_t>(R.Given));
   std::string Blob;
   Doc.writeToBlob(Blob);
   return writeFileDirectly(Path, Blob);
@@ -107,6 +112,15 @@ public:
       Values.push_back(Node.getString().str());
     }
     return Values;
+  }
+
+  uint64_t unsignedInt(StringRef Key) {
+    auto It = Map.find(Key);
+    if (It == Map.end() || It->second.getKind() != msgpack::Type::UInt) {
+      fail("'" + Key + "' is missing or not an unsigned integer");
+      return 0;
+    }
+    return It->second.getUInt();
   }
 
   void fail(const Twine &Why) {
@@ -152,6 +166,11 @@ Expected<NVPTXLinkRequest> readNVPTXLinkRequest(StringRef Path) {
   R.Inputs = Fields.strings("inputs");
   R.Libraries = Fields.strings("libraries");
   R.NVLinkArgs = Fields.strings("nvlink-args");
+  uint64_t Given = Fields.unsignedInt("given");
+  if (Given > static_cast<uint64_t>(NVPTXLinkRequest::Stage::Cubin))
+    Fields.fail("'given' is not a stage of an NVPTX link");
+  else
+    R.Given = static_cast<NVPTXLinkRequest::Stage>(Given);
   if (Fields.Problem.empty() &&
       (R.Arch.empty() || R.Output.empty() || R.Inputs.empty()))
     Fields.fail("needs an arch, an output and inputs");

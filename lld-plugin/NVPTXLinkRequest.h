@@ -35,6 +35,11 @@ struct NVPTXLinkRequest {
   std::vector<std::string> Libraries;
   /// More arguments for nvlink (--offload-device-linker-arg).
   std::vector<std::string> NVLinkArgs;
+  /// How far a distributor's machines took the link (DeviceLinkDistributor.h):
+  /// to the PTX (ptxFile() holds it: ptxas and nvlink remain) or to the
+  /// relocatable cubin (ltoCubinFile(): nvlink remains).
+  enum class Stage : uint8_t { None, PTX, Cubin };
+  Stage Given = Stage::None;
 
   /// The PTX that LTO writes, and the relocatable cubin ptxas makes of it.
   std::string ptxFile() const { return Output + ".lto.s"; }
@@ -54,10 +59,10 @@ struct NVPTXLinkRequest {
     std::string Program;
     std::vector<std::string> Args;
   };
-  /// LTO, ptxas, nvlink. Which inputs are bitcode is read from the files,
-  /// as linkNVPTX() does: they must be written. At run time LTO and ptxas
-  /// are skipped when LTO has nothing to compile (no bitcode input, and
-  /// nothing the cubins need from the libraries).
+  /// LTO, ptxas, nvlink (those not Given). Which inputs are bitcode is read
+  /// from the files, as linkNVPTX() does: they must be written. At run time
+  /// LTO and ptxas are skipped when LTO has nothing to compile (no bitcode
+  /// input, and nothing the cubins need from the libraries).
   std::vector<Step> steps() const;
 };
 

@@ -56,6 +56,7 @@ void expectSame(const NVPTXLinkRequest &A, const NVPTXLinkRequest &B) {
   EXPECT_EQ(A.Inputs, B.Inputs);
   EXPECT_EQ(A.Libraries, B.Libraries);
   EXPECT_EQ(A.NVLinkArgs, B.NVLinkArgs);
+  EXPECT_EQ(A.Given, B.Given);
 }
 
 TEST_F(NVPTXLinkRequestTest, RoundTrip) {
@@ -70,6 +71,14 @@ TEST_F(NVPTXLinkRequestTest, RoundTrip) {
   R.NVLinkArgs.clear();
   ASSERT_TRUE(succeeded(writeNVPTXLinkRequest(R, File)));
   expectSame(takeOrFail(readNVPTXLinkRequest(File)), R);
+
+  // How far a distributor took it goes through too.
+  for (NVPTXLinkRequest::Stage Given :
+       {NVPTXLinkRequest::Stage::PTX, NVPTXLinkRequest::Stage::Cubin}) {
+    R.Given = Given;
+    ASSERT_TRUE(succeeded(writeNVPTXLinkRequest(R, File)));
+    expectSame(takeOrFail(readNVPTXLinkRequest(File)), R);
+  }
 }
 
 TEST_F(NVPTXLinkRequestTest, CutShortIsAnErrorNamingTheFile) {
@@ -121,13 +130,13 @@ TEST_F(NVPTXLinkRequestTest, OtherFilesAreErrors) {
     M["request"] = D.getNode("something else");
   });
   EXPECT_NE(Msg.find(path("kind") + ": malformed NVPTX link request: not a "
-                                    "version 1 request"),
+                                    "version 2 request"),
             std::string::npos)
       << Msg;
   Msg = Doc("version", [](msgpack::Document &D, msgpack::MapDocNode &M) {
-    M["version"] = D.getNode(uint64_t(2));
+    M["version"] = D.getNode(uint64_t(1));
   });
-  EXPECT_NE(Msg.find("not a version 1 request"), std::string::npos) << Msg;
+  EXPECT_NE(Msg.find("not a version 2 request"), std::string::npos) << Msg;
   Msg = Doc("arch", [](msgpack::Document &D, msgpack::MapDocNode &M) {
     M["arch"] = D.getNode(uint64_t(90));
   });
@@ -141,6 +150,12 @@ TEST_F(NVPTXLinkRequestTest, OtherFilesAreErrors) {
     M["libraries"] = A;
   });
   EXPECT_NE(Msg.find("'libraries' holds something other than strings"),
+            std::string::npos)
+      << Msg;
+  Msg = Doc("given", [](msgpack::Document &D, msgpack::MapDocNode &M) {
+    M["given"] = D.getNode(uint64_t(3));
+  });
+  EXPECT_NE(Msg.find("'given' is not a stage of an NVPTX link"),
             std::string::npos)
       << Msg;
   Msg = Doc("inputs", [](msgpack::Document &D, msgpack::MapDocNode &M) {
@@ -173,6 +188,19 @@ TEST_F(NVPTXLinkRequestTest, StepsAreTheCommandsRun) {
   EXPECT_EQ(Steps[2].Args, (std::vector<std::string>{
                                "-arch=sm_80", "-o", R.Output, R.ltoCubinFile(),
                                R.Inputs[1], "--verbose"}));
+
+  // What a distributor's machines did is not run again: after the PTX,
+  // ptxas and nvlink; after the cubin, nvlink.
+  R.Given = NVPTXLinkRequest::Stage::PTX;
+  Steps = R.steps();
+  ASSERT_EQ(Steps.size(), 2u);
+  EXPECT_EQ(Steps[0].Program, "/cuda/bin/ptxas");
+  EXPECT_EQ(Steps[1].Program, "/cuda/bin/nvlink");
+  R.Given = NVPTXLinkRequest::Stage::Cubin;
+  Steps = R.steps();
+  ASSERT_EQ(Steps.size(), 1u);
+  EXPECT_EQ(Steps[0].Program, "/cuda/bin/nvlink");
+  EXPECT_EQ(Steps[0].Args[3], R.ltoCubinFile());
 }
 
 } // namespace

@@ -9,13 +9,15 @@ the box); a job whose arguments past the compiler still name a path outside
 the box, or a `..` path, is refused. The outputs are copied back where the
 JSON names them, relative to the directory the distributor runs in.
 
-  box.py [--log=FILE] [--fault=KIND] [--boxes=DIR] JSON
+  box.py [--log=FILE] [--fault=KIND] [--fault-when=TEXT] [--boxes=DIR] JSON
 
 --log=FILE   append a line per job ("job <outputs>") to FILE
 --fault=KIND misbehave: exit3 (print a line, exit 3, run nothing), hang
              (sleep for ever), skip (run nothing, exit 0), truncate (cut
              every output to half), garbage (write bytes that are no
              object), wrongkind (write a copy of an input instead)
+--fault-when=TEXT  misbehave only when the JSON's name holds TEXT (a link
+             that sends two rounds names the second's "<...>.2.dist-file.json")
 --boxes=DIR  make the boxes under DIR (default: a temporary directory)
 """
 import concurrent.futures
@@ -95,17 +97,21 @@ def run_job(common, job, boxes):
 
 
 def main():
-    log = fault = boxes = None
+    log = fault = boxes = when = None
     args = sys.argv[1:]
     for a in args[:-1]:
         if a.startswith("--log="):
             log = a[len("--log="):]
         elif a.startswith("--fault="):
             fault = a[len("--fault="):]
+        elif a.startswith("--fault-when="):
+            when = a[len("--fault-when="):]
         elif a.startswith("--boxes="):
             boxes = a[len("--boxes="):]
         else:
             refuse("unknown option %s" % a)
+    if when is not None and when not in os.path.basename(args[-1]):
+        fault = None
     with open(args[-1]) as f:
         data = json.load(f)
     common, jobs = data["common"], data["jobs"]
