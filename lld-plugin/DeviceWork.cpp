@@ -156,8 +156,6 @@ Expected<DeviceWork> findDeviceWork(const LinkCommandLine &CL,
     LLVMContext Context;
     Module Empty("host", Context);
     Empty.setTargetTriple(Work.Host.HostTriple);
-    if (Error E = setTargetDataLayout(Empty))
-      return std::move(E);
     Expected<SmallString<0>> Object = emitModule(Empty, EmitOptions());
     if (!Object)
       return Object.takeError();

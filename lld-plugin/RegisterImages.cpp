@@ -29,8 +29,6 @@ static Expected<std::string> emitObject(Expected<std::unique_ptr<Module>> M,
                                         StringRef Name, const WorkDir &Dir) {
   if (!M)
     return M.takeError();
-  if (Error E = setTargetDataLayout(**M))
-    return std::move(E);
   Expected<SmallString<0>> Object = emitModule(**M, EmitOptions());
   if (!Object)
     return Object.takeError();

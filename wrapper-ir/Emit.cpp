@@ -55,16 +55,13 @@ createTargetMachine(const Module &M, bool PIC) {
   return std::move(TM);
 }
 
-Error setTargetDataLayout(Module &M) {
+Expected<SmallString<0>> emitModule(Module &M, const EmitOptions &Options) {
   Expected<std::unique_ptr<TargetMachine>> TM =
-      createTargetMachine(M, /*PIC=*/true);
+      createTargetMachine(M, Options.PIC);
   if (!TM)
     return TM.takeError();
   M.setDataLayout((*TM)->createDataLayout());
-  return Error::success();
-}
 
-Expected<SmallString<0>> emitModule(Module &M, const EmitOptions &Options) {
   std::string Broken;
   raw_string_ostream BrokenOS(Broken);
   if (verifyModule(M, &BrokenOS))
@@ -85,10 +82,6 @@ Expected<SmallString<0>> emitModule(Module &M, const EmitOptions &Options) {
     break;
   }
 
-  Expected<std::unique_ptr<TargetMachine>> TM =
-      createTargetMachine(M, Options.PIC);
-  if (!TM)
-    return TM.takeError();
   legacy::PassManager PM;
   if ((*TM)->addPassesToEmitFile(PM, OS, nullptr, CodeGenFileType::ObjectFile))
     return createStringError(inconvertibleErrorCode(),

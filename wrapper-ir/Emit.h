@@ -25,12 +25,10 @@ struct EmitOptions {
   bool PIC = true;
 };
 
-/// Prepares \p M for its triple: finds the target (an error names an unknown
-/// or unsupported triple) and sets the module's data layout to the target's.
-llvm::Error setTargetDataLayout(llvm::Module &M);
-
-/// Emits \p M in the requested form. setTargetDataLayout() must have been
-/// called on it.
+/// Emits \p M in the requested form, for its triple: finds the target (an
+/// error names an unknown or unsupported triple) and sets the module's data
+/// layout to the target's first. One target machine does both (it is most
+/// of what a small registration object costs).
 llvm::Expected<llvm::SmallString<0>> emitModule(llvm::Module &M,
                                                 const EmitOptions &Options);
 

@@ -245,8 +245,6 @@ static Error run() {
       buildRegistrationModule(Context, *Host, Images, Options);
   if (!M)
     return M.takeError();
-  if (Error E = setTargetDataLayout(**M))
-    return E;
   EmitOptions HowToEmit;
   HowToEmit.Kind = *EmitAs;
   HowToEmit.PIC = !NoPIC;
