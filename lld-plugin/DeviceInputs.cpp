@@ -424,6 +424,9 @@ Error DeviceInputs::addNvccModule(const ObjectFile &Obj, MemoryBufferRef Object,
     C.Found = {Image, Name.str(),
                Where + "+0x" + utohexstr(I.Entry.PayloadOffset)};
     C.Found.NvccObject = Object.getBuffer();
+    TraceName File = splitTraceName(Name);
+    if (File.Member.empty())
+      C.Found.NvccObjectFile = File.Path.str();
     C.Found.NvccModuleIDs = (*Code)->ModuleIDs;
     if ((*Code)->Fatbins.size() > 1)
       C.Found.NvccFatbins = (*Code)->Fatbins;

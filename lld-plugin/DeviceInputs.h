@@ -52,6 +52,9 @@ struct DeviceImage {
   /// which nvlink is given whole (as nvcc gives it), and its module IDs,
   /// which the registration defines __cudaRegisterLinkedBinary<ID> for.
   llvm::StringRef NvccObject;
+  /// The file that is NvccObject, when the object is a file of its own (not
+  /// an archive member): nvlink reads it there, and no copy is written.
+  std::string NvccObjectFile;
   std::vector<std::string> NvccModuleIDs;
   /// With several modules (an `ld -r` output): each one's fat binary, which
   /// nvlink is given in place of the object (it reads an object's first

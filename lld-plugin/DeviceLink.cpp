@@ -64,6 +64,15 @@ openMPDeviceRuntime(const DeviceLinkJob &Job, const OffloadOptions &Options) {
   return Runtime.str().str();
 }
 
+/// True if nvlink may be given \p File for the object \p Object, which the
+/// link read from it: it is still that size, and its name reads as a file,
+/// not an option.
+static bool usableAsNvlinkInput(StringRef File, StringRef Object) {
+  uint64_t Size = 0;
+  return !File.empty() && !File.starts_with("-") &&
+         !sys::fs::file_size(File, Size) && Size == Object.size();
+}
+
 /// NVPTX: the cubins are linked by the CUDA toolkit's nvlink, for the job's
 /// sm_NN; a fat binary is made of the results when they are registered.
 /// Bitcode goes through LTO and ptxas first (NVPTXLink.h).
@@ -99,6 +108,13 @@ prepareNVPTXLink(const DeviceLinkJob &Job, const HostLinkInfo &Host,
     }
     if (!Image->NvccFatbins.empty())
       continue;
+    // An nvcc object that is a file of its own: nvlink reads it where it is
+    // (a copy per arch was most of what 50 units cost on top of nvlink).
+    const std::string &NvccFile = Image->NvccObjectFile;
+    if (Nvcc && usableAsNvlinkInput(NvccFile, Image->NvccObject)) {
+      Request.Inputs.push_back(NvccFile);
+      continue;
+    }
     bool Bitcode = Image->Image.TheImageKind == ImageKind::Bitcode;
     std::string Path =
         Dir.path(Job.fileName() + "." + std::to_string(N) +
