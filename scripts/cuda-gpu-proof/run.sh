@@ -43,6 +43,13 @@ if [ "$mode" = build ]; then
   $link -r main.o lib.o -o fat-r.o
   $link fat-r.o -o ../rdc-relocatable $libs;                                   expect rdc-relocatable OK
   clang++ --offload-link --cuda-path=$cuda main.o lib.o -fuse-ld=lld -o ../rdc-clang $libs; expect rdc-clang OK
+  # Device LTO, the links' LTO and ptxas sent to a DTLTO distributor (the
+  # tests' box.py, on this machine): the local link's bytes.
+  $cc -DRDC --offload-new-driver -fgpu-rdc -foffload-lto -c "$src/lib.cu" "$src/main.cu"
+  $link main.o lib.o -o ../rdc-lto $libs;                                      expect rdc-lto OK
+  $link main.o lib.o -o ../rdc-lto-dist $libs \
+    -Wl,--offload-distributor=$root/test/ld.lld-offload/Inputs/distributor/box.py; expect rdc-lto-dist OK
+  cmp ../rdc-lto ../rdc-lto-dist
 
   # Whole-program device code (old driver): each object's .nv_fatbin holds
   # sm_80 and sm_90 cubins and sm_90's PTX; offload-prune trims them.
