@@ -129,10 +129,9 @@ private:
 };
 } // namespace
 
-/// Adds the members of \p Lib that define what the link needs, until none
-/// does (a member may need another).
-static Error addArchiveMembers(LTOInputs &Inputs, object::Archive &Lib,
-                               StringRef LibName) {
+/// The bitcode members of \p Lib, in member order.
+static Expected<std::vector<MemoryBufferRef>>
+bitcodeMembers(object::Archive &Lib, StringRef LibName) {
   std::vector<MemoryBufferRef> Members;
   if (Error E = forEachArchiveMember(
           Lib, LibName, [&](const ArchiveMember &Member) -> Error {
@@ -143,21 +142,40 @@ static Error addArchiveMembers(LTOInputs &Inputs, object::Archive &Lib,
               Members.push_back(*Buffer);
             return Error::success();
           }))
-    return E;
-  std::vector<bool> Added(Members.size());
+    return std::move(E);
+  return std::move(Members);
+}
+
+/// A bitcode file that may go into LTO: an input or a device library, linked
+/// whole, or an archive member, linked when it defines what the link needs.
+struct LTOCandidate {
+  MemoryBufferRef Buffer;
+  bool Lazy = false;
+  bool Added = false;
+};
+
+/// Adds \p Candidates to \p Inputs as clang-nvlink-wrapper adds its inputs
+/// (a distributed link runs it: DeviceLinkDistributor.h): pass after pass
+/// over all of them in command-line order, each file when first seen, each
+/// member once it defines something needed, until a pass adds nothing. The
+/// order they are added in is the order of the modules in the PTX.
+static Error addInWrapperOrder(LTOInputs &Inputs,
+                               MutableArrayRef<LTOCandidate> Candidates) {
   for (bool Changed = true; Changed;) {
     Changed = false;
-    for (size_t I = 0; I != Members.size(); ++I) {
-      if (Added[I])
+    for (LTOCandidate &C : Candidates) {
+      if (C.Added)
         continue;
-      Expected<bool> Needed = Inputs.isNeeded(Members[I]);
-      if (!Needed)
-        return Needed.takeError();
-      if (!*Needed)
-        continue;
-      if (Error E = Inputs.add(Members[I]))
+      if (C.Lazy) {
+        Expected<bool> Needed = Inputs.isNeeded(C.Buffer);
+        if (!Needed)
+          return Needed.takeError();
+        if (!*Needed)
+          continue;
+      }
+      if (Error E = Inputs.add(C.Buffer))
         return E;
-      Added[I] = Changed = true;
+      C.Added = Changed = true;
     }
   }
   return Error::success();
@@ -183,9 +201,9 @@ compileToPTX(ArrayRef<MemoryBufferRef> Bitcode,
   for (MemoryBufferRef Cubin : Cubins)
     if (Error E = Inputs.noteCubin(Cubin))
       return std::move(E);
+  std::vector<LTOCandidate> Candidates;
   for (MemoryBufferRef Buffer : Bitcode)
-    if (Error E = Inputs.add(Buffer))
-      return std::move(E);
+    Candidates.push_back({Buffer});
   for (const std::string &Lib : R.Libraries) {
     ErrorOr<std::unique_ptr<MemoryBuffer>> Buffer =
         MemoryBuffer::getFile(Lib, /*IsText=*/false,
@@ -194,17 +212,23 @@ compileToPTX(ArrayRef<MemoryBufferRef> Bitcode,
       return linkError(Lib + ": cannot read: " + EC.message());
     MemoryBufferRef Ref = **Buffer;
     Keep.push_back(std::move(*Buffer));
-    if (identify_magic(Ref.getBuffer()) == file_magic::archive) {
-      Expected<std::unique_ptr<object::Archive>> Archive =
-          createCheckedArchive(Ref);
-      if (!Archive)
-        return linkError(Lib + ": " + toString(Archive.takeError()));
-      if (Error E = addArchiveMembers(Inputs, **Archive, Lib))
-        return std::move(E);
-    } else if (Error E = Inputs.add(Ref)) {
-      return std::move(E);
+    if (identify_magic(Ref.getBuffer()) != file_magic::archive) {
+      Candidates.push_back({Ref});
+      continue;
     }
+    Expected<std::unique_ptr<object::Archive>> Archive =
+        createCheckedArchive(Ref);
+    if (!Archive)
+      return linkError(Lib + ": " + toString(Archive.takeError()));
+    Expected<std::vector<MemoryBufferRef>> Members =
+        bitcodeMembers(**Archive, Lib);
+    if (!Members)
+      return Members.takeError();
+    for (MemoryBufferRef Member : *Members)
+      Candidates.push_back({Member, /*Lazy=*/true});
   }
+  if (Error E = addInWrapperOrder(Inputs, Candidates))
+    return std::move(E);
 
   if (Inputs.size() == 0)
     return std::nullopt;
