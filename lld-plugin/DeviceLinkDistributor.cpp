@@ -87,8 +87,7 @@ static std::string jobOutput(const PreparedDeviceLink &Link) {
   std::optional<Stage> To = nvptxJob(Link);
   if (!To)
     return Link.Output;
-  return *To == Stage::PTX ? Link.NVPTX->ptxFile()
-                           : Link.NVPTX->ltoCubinFile();
+  return *To == Stage::PTX ? Link.NVPTX->ptxFile() : Link.NVPTX->ltoCubinFile();
 }
 
 /// \p Path as the jobs name it: relative to the work directory \p Dir when
@@ -131,8 +130,7 @@ static json::Object nvptxLTOJob(const PreparedDeviceLink &Link,
     Args.push_back(Spelled);
     Inputs.push_back(Spelled);
   }
-  return job(std::move(Args), std::move(Inputs),
-             jobPath(jobOutput(Link), Dir));
+  return job(std::move(Args), std::move(Inputs), jobPath(jobOutput(Link), Dir));
 }
 
 /// The job of an NVPTX link whose PTX came back: ptxas run by clang's
@@ -144,8 +142,7 @@ static json::Object nvptxPTXASJob(const PreparedDeviceLink &Link,
   std::string PTX = jobPath(Link.NVPTX->ptxFile(), Dir);
   json::Array Args{"--target=" + Link.Job->TargetTriple.str(),
                    "-march=" + Link.Job->Arch, "-O3", "-c", PTX};
-  return job(std::move(Args), json::Array{PTX},
-             jobPath(jobOutput(Link), Dir));
+  return job(std::move(Args), json::Array{PTX}, jobPath(jobOutput(Link), Dir));
 }
 
 /// The job of \p Link: an AMDGPU link's LLD arguments given to the remote
@@ -219,12 +216,12 @@ static std::optional<std::string> checkPTX(const PreparedDeviceLink &Link,
   // the module; its last line closes a function or declares a global.
   StringRef Directive = "\n.target ";
   size_t Target = PTX.find(Directive);
-  StringRef Arch = Target == StringRef::npos
-                       ? ""
-                       : PTX.drop_front(Target + Directive.size())
-                             .take_until([](char C) {
-                               return C == '\n' || C == ',';
-                             });
+  StringRef Arch =
+      Target == StringRef::npos
+          ? ""
+          : PTX.drop_front(Target + Directive.size()).take_until([](char C) {
+              return C == '\n' || C == ',';
+            });
   if (Arch != Link.Job->Arch || !PTX.contains("\n.address_size 64\n"))
     return "its output is not PTX for " + Link.Job->Arch;
   StringRef Last = PTX.rtrim().rsplit('\n').second.trim();
@@ -373,17 +370,15 @@ sendRound(const DeviceLinkDistributor &D, ArrayRef<PreparedDeviceLink *> Sent,
   std::vector<std::string> Names;
   for (const PreparedDeviceLink *Link : Sent) {
     std::optional<Stage> To = nvptxJob(*Link);
-    Names.push_back(Link->Job->name() + (!To               ? ""
+    Names.push_back(Link->Job->name() + (!To                 ? ""
                                          : *To == Stage::PTX ? " (LTO)"
                                                              : " (ptxas)"));
   }
   auto Start = std::chrono::steady_clock::now();
   std::string Log = Dir.path("distributor.log");
   std::optional<std::string> Fault;
-  Expected<std::string> Written = Dir.write(
-      JSONName, jobsJSON(D, std::vector<const PreparedDeviceLink *>(
-                                Sent.begin(), Sent.end()),
-                         Dir));
+  std::vector<const PreparedDeviceLink *> Jobs(Sent.begin(), Sent.end());
+  Expected<std::string> Written = Dir.write(JSONName, jobsJSON(D, Jobs, Dir));
   if (!Written) {
     Fault = "cannot be given its jobs: " + toString(Written.takeError());
   } else {
@@ -455,8 +450,9 @@ void distributeDeviceLinks(const DeviceLinkDistributor &D,
     if (Sent.empty())
       return;
     std::string JSONName =
-        Round == 1 ? "device-links.dist-file.json"
-                   : "device-links." + std::to_string(Round) + ".dist-file.json";
+        Round == 1
+            ? "device-links.dist-file.json"
+            : "device-links." + std::to_string(Round) + ".dist-file.json";
     for (PreparedDeviceLink *Link : sendRound(D, Sent, JSONName, Dir, Verbose))
       Failed.insert(Link);
   }

@@ -300,9 +300,8 @@ Error linkNVPTX(const NVPTXLinkRequest &R) {
   // it (Given).
   using Stage = NVPTXLinkRequest::Stage;
   Expected<std::optional<std::string>> PTX =
-      R.Given != Stage::None
-          ? Expected<std::optional<std::string>>(R.ptxFile())
-          : compileToPTX(Bitcode, CubinBuffers, R, Buffers);
+      R.Given != Stage::None ? Expected<std::optional<std::string>>(R.ptxFile())
+                             : compileToPTX(Bitcode, CubinBuffers, R, Buffers);
   if (!PTX)
     return PTX.takeError();
   if (*PTX) {
