@@ -82,9 +82,9 @@ bool isDistributed(const PreparedDeviceLink &Link) {
 }
 
 /// The file a job of \p Link writes: the image, or for an NVPTX link the
-/// PTX or the relocatable cubin.
-static std::string jobOutput(const PreparedDeviceLink &Link) {
-  std::optional<Stage> To = nvptxJob(Link);
+/// PTX or the relocatable cubin (as far as the job takes it, \p To).
+static std::string jobOutput(const PreparedDeviceLink &Link,
+                             std::optional<Stage> To) {
   if (!To)
     return Link.Output;
   return *To == Stage::PTX ? Link.NVPTX->ptxFile() : Link.NVPTX->ltoCubinFile();
@@ -130,7 +130,8 @@ static json::Object nvptxLTOJob(const PreparedDeviceLink &Link,
     Args.push_back(Spelled);
     Inputs.push_back(Spelled);
   }
-  return job(std::move(Args), std::move(Inputs), jobPath(jobOutput(Link), Dir));
+  return job(std::move(Args), std::move(Inputs),
+             jobPath(Link.NVPTX->ptxFile(), Dir));
 }
 
 /// The job of an NVPTX link whose PTX came back: ptxas run by clang's
@@ -142,16 +143,18 @@ static json::Object nvptxPTXASJob(const PreparedDeviceLink &Link,
   std::string PTX = jobPath(Link.NVPTX->ptxFile(), Dir);
   json::Array Args{"--target=" + Link.Job->TargetTriple.str(),
                    "-march=" + Link.Job->Arch, "-O3", "-c", PTX};
-  return job(std::move(Args), json::Array{PTX}, jobPath(jobOutput(Link), Dir));
+  return job(std::move(Args), json::Array{PTX},
+             jobPath(Link.NVPTX->ltoCubinFile(), Dir));
 }
 
 /// The job of \p Link: an AMDGPU link's LLD arguments given to the remote
 /// compiler's linker one by one (-Xlinker: no comma splitting, no input
 /// read as a source), its inputs (the images, and the files LLD would
-/// read), its output; an NVPTX link's next step (nvptxLTOJob(),
+/// read), its output; an NVPTX link's step to \p To (nvptxLTOJob(),
 /// nvptxPTXASJob()).
-static json::Object jobOf(const PreparedDeviceLink &Link, const WorkDir &Dir) {
-  if (std::optional<Stage> To = nvptxJob(Link))
+static json::Object jobOf(const PreparedDeviceLink &Link,
+                          std::optional<Stage> To, const WorkDir &Dir) {
+  if (To)
     return *To == Stage::PTX ? nvptxLTOJob(Link, Dir)
                              : nvptxPTXASJob(Link, Dir);
   json::Array Args, Inputs;
@@ -171,18 +174,20 @@ static json::Object jobOf(const PreparedDeviceLink &Link, const WorkDir &Dir) {
   return job(std::move(Args), std::move(Inputs), jobPath(Link.Output, Dir));
 }
 
-/// The JSON of the jobs of \p Sent.
+/// A job to send: a link, and for an NVPTX link how far the job takes it.
+using Job = std::pair<const PreparedDeviceLink *, std::optional<Stage>>;
+
+/// The JSON of \p Jobs.
 static std::string jobsJSON(const DeviceLinkDistributor &D,
-                            ArrayRef<const PreparedDeviceLink *> Sent,
-                            const WorkDir &Dir) {
+                            ArrayRef<Job> Jobs, const WorkDir &Dir) {
   json::Array Common{D.RemoteCompiler};
   for (const std::string &A : D.PrependArgs)
     Common.push_back(A);
   for (const std::string &A : D.CompilerArgs)
     Common.push_back(A);
-  json::Array Jobs;
-  for (const PreparedDeviceLink *Link : Sent)
-    Jobs.push_back(jobOf(*Link, Dir));
+  json::Array Array;
+  for (const auto &[Link, To] : Jobs)
+    Array.push_back(jobOf(*Link, To, Dir));
   // In LLD's order of keys, on one line as LLD writes it.
   std::string Text;
   raw_string_ostream OS(Text);
@@ -193,19 +198,30 @@ static std::string jobsJSON(const DeviceLinkDistributor &D,
       J.attribute("args", std::move(Common));
       J.attribute("inputs", json::Array());
     });
-    J.attribute("jobs", std::move(Jobs));
+    J.attribute("jobs", std::move(Array));
   });
   return Text;
 }
 
-std::string distributorJSON(const DeviceLinkDistributor &D,
-                            ArrayRef<PreparedDeviceLink> Links,
-                            const WorkDir &Dir) {
-  std::vector<const PreparedDeviceLink *> Sent;
-  for (const PreparedDeviceLink &Link : Links)
-    if (isDistributed(Link))
-      Sent.push_back(&Link);
-  return jobsJSON(D, Sent, Dir);
+std::vector<std::string> distributorJSON(const DeviceLinkDistributor &D,
+                                         ArrayRef<PreparedDeviceLink> Links,
+                                         const WorkDir &Dir) {
+  // The second round: the ptxas of the NVPTX links whose LTO the first
+  // sends.
+  std::vector<Job> First, Second;
+  for (const PreparedDeviceLink &Link : Links) {
+    if (!isDistributed(Link))
+      continue;
+    std::optional<Stage> To = nvptxJob(Link);
+    First.push_back({&Link, To});
+    if (To == Stage::PTX)
+      Second.push_back({&Link, Stage::Cubin});
+  }
+  std::vector<std::string> Rounds;
+  for (ArrayRef<Job> Round : {ArrayRef<Job>(First), ArrayRef<Job>(Second)})
+    if (!Round.empty())
+      Rounds.push_back(jobsJSON(D, Round, Dir));
+  return Rounds;
 }
 
 /// Why the PTX of \p Link's job is not what LTO here would have written:
@@ -234,11 +250,11 @@ static std::optional<std::string> checkPTX(const PreparedDeviceLink &Link,
 /// missing, empty, not an AMDGPU shared object (an NVPTX relocatable
 /// cubin), or for another processor; for an NVPTX link's LTO, checkPTX().
 static std::optional<std::string> checkOutput(const PreparedDeviceLink &Link) {
+  std::optional<Stage> To = nvptxJob(Link);
   ErrorOr<std::unique_ptr<MemoryBuffer>> Buffer = MemoryBuffer::getFile(
-      jobOutput(Link), /*IsText=*/false, /*RequiresNullTerminator=*/false);
+      jobOutput(Link, To), /*IsText=*/false, /*RequiresNullTerminator=*/false);
   if (!Buffer)
     return "its output is missing";
-  std::optional<Stage> To = nvptxJob(Link);
   if (To == Stage::PTX)
     return checkPTX(Link, (*Buffer)->getBuffer());
   Expected<std::unique_ptr<object::ObjectFile>> Obj =
@@ -377,7 +393,9 @@ sendRound(const DeviceLinkDistributor &D, ArrayRef<PreparedDeviceLink *> Sent,
   auto Start = std::chrono::steady_clock::now();
   std::string Log = Dir.path("distributor.log");
   std::optional<std::string> Fault;
-  std::vector<const PreparedDeviceLink *> Jobs(Sent.begin(), Sent.end());
+  std::vector<Job> Jobs;
+  for (const PreparedDeviceLink *Link : Sent)
+    Jobs.push_back({Link, nvptxJob(*Link)});
   Expected<std::string> Written = Dir.write(JSONName, jobsJSON(D, Jobs, Dir));
   if (!Written) {
     Fault = "cannot be given its jobs: " + toString(Written.takeError());
@@ -413,7 +431,7 @@ sendRound(const DeviceLinkDistributor &D, ArrayRef<PreparedDeviceLink *> Sent,
     }
     Missed.push_back(Link->Job->name() +
                      (Wrong && !Fault ? " (" + *Wrong + ")" : ""));
-    sys::fs::remove(jobOutput(*Link));
+    sys::fs::remove(jobOutput(*Link, nvptxJob(*Link)));
     Failed.push_back(Link);
   }
   if (Verbose)

@@ -64,12 +64,12 @@ findDeviceLinkDistributor(const LinkCommandLine &CL,
 /// LTO, that the cache did not have.
 bool isDistributed(const PreparedDeviceLink &Link);
 
-/// The JSON of the first round's jobs for the links of \p Links that are
-/// sent, with paths relative to \p Dir (an NVPTX link's ptxas job follows
-/// in a second round, once its LTO has come back).
-std::string distributorJSON(const DeviceLinkDistributor &D,
-                            llvm::ArrayRef<PreparedDeviceLink> Links,
-                            const WorkDir &Dir);
+/// The JSON of the jobs for the links of \p Links that are sent, with paths
+/// relative to \p Dir, a file per round: the first, and the ptxas of the
+/// NVPTX links whose LTO it sends (once that is back).
+std::vector<std::string> distributorJSON(const DeviceLinkDistributor &D,
+                                         llvm::ArrayRef<PreparedDeviceLink> Links,
+                                         const WorkDir &Dir);
 
 /// Sends the links of \p Links that are sent to the distributor, waits for
 /// it (at most its timeout) and marks those whose outputs are there and of
