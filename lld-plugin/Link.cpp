@@ -277,11 +277,11 @@ Findings linkRound(LinkState &S) {
   if (Work.linksOpenMP())
     Runtime = runtimeArguments(S.CL);
   if (S.Opts.DryRun) {
-    for (const std::string &Round :
-         S.Distributor ? distributorJSON(*S.Distributor, *Links, S.Dir)
-                       : std::vector<std::string>())
-      errs() << ToolName << ": distributor " << S.Distributor->Program
-             << " would get: " << Round << "\n";
+    if (S.Distributor)
+      for (const std::string &Round :
+           distributorJSON(*S.Distributor, *Links, S.Dir))
+        errs() << ToolName << ": distributor " << S.Distributor->Program
+               << " would get: " << Round << "\n";
     std::vector<std::string> Extra = {"<registration object>"};
     llvm::append_range(Extra, hostLibraries(S.CL, *Links));
     if (!S.CL.Relocatable)
