@@ -432,6 +432,10 @@ sendRound(const DeviceLinkDistributor &D, ArrayRef<PreparedDeviceLink *> Sent,
     Missed.push_back(Link->Job->name() +
                      (Wrong && !Fault ? " (" + *Wrong + ")" : ""));
     sys::fs::remove(jobOutput(*Link, nvptxJob(*Link)));
+    // An NVPTX link whose ptxas failed out there runs all of it here: the
+    // PTX it got may be what made ptxas fail.
+    if (Link->NVPTX)
+      Link->NVPTX->Given = Stage::None;
     Failed.push_back(Link);
   }
   if (Verbose)

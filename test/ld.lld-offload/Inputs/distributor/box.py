@@ -15,7 +15,8 @@ JSON names them, relative to the directory the distributor runs in.
 --fault=KIND misbehave: exit3 (print a line, exit 3, run nothing), hang
              (sleep for ever), skip (run nothing, exit 0), truncate (cut
              every output to half), garbage (write bytes that are no
-             object), wrongkind (write a copy of an input instead)
+             object), wrongkind (write a copy of an input instead),
+             badptx (write PTX that reads right but that ptxas refuses)
 --fault-when=TEXT  misbehave only when the JSON's name holds TEXT (a link
              that sends two rounds names the second's "<...>.2.dist-file.json")
 --boxes=DIR  make the boxes under DIR (default: a temporary directory)
@@ -150,6 +151,12 @@ def main():
                     f.write(b"\x7fELF not really" * 10)
             elif fault == "wrongkind":
                 shutil.copyfile(job["inputs"][0], path)
+            elif fault == "badptx":
+                march = [a for a in job["args"] if a.startswith("-march=")]
+                with open(path, "w") as f:
+                    f.write("//\n.version 7.8\n.target %s\n"
+                            ".address_size 64\n\nbogus;\n"
+                            % (march[0][len("-march="):] if march else ""))
     return 0
 
 
